@@ -70,7 +70,8 @@ export function toErrorPayload(err: unknown): ErrorPayload {
   }
   const message = err instanceof Error ? err.message : String(err);
   return {
-    error: `Internal error: ${message}; this is a bug in remcp, please report it with the call that caused it`,
+    error:
+      `Internal error: ${message}; this is a bug in remcp, please report it with the call that caused it`,
     error_type: "Internal",
     detail: {},
   };

@@ -66,7 +66,9 @@ export function createLogger(component: string, sink: LogSink): Logger {
   const emit = (level: LogLevel, message: string, extra?: Record<string, unknown>) => {
     if (rank(level) > rank(sink.level)) return;
     const tail = extra && Object.keys(extra).length > 0 ? " " + safeJson(extra) : "";
-    sink.write(`${new Date().toISOString()} ${level.toUpperCase()} [${component}] ${message}${tail}`);
+    sink.write(
+      `${new Date().toISOString()} ${level.toUpperCase()} [${component}] ${message}${tail}`,
+    );
   };
   return {
     error: (m, e) => emit("error", m, e),

@@ -2,18 +2,34 @@
  * remcp entry: parses the command line and dispatches a mode. Importing this module does nothing;
  * `main()` runs only when it is the program.
  */
+import { parseCommandLine } from "./cli.ts";
 import { sandboxMain } from "./sandbox/sandbox_main.ts";
+import { stdioMode } from "./stdio_mode.ts";
+import { workerMain } from "../workers/worker_main.ts";
 
-/** Runs remcp with `args` (without the program name). */
+/** Runs remcp with `args` (without the program name); resolves to the exit code. */
 export async function main(args: string[]): Promise<number> {
-  const [mode, ...rest] = args;
-  switch (mode) {
+  const cmd = parseCommandLine(args, Deno.env.toObject());
+  switch (cmd.kind) {
+    case "help":
+    case "version":
+      console.log(cmd.text);
+      return 0;
+    case "error":
+      console.error(cmd.text);
+      return 2;
+  }
+  switch (cmd.mode) {
+    case "worker":
+      return await workerMain(cmd.rest);
     case "sandbox":
       await sandboxMain();
       return 0;
+    case "stdio":
+      return await stdioMode(cmd.config);
     default:
-      void rest;
-      return 0;
+      console.error(`remcp ${cmd.mode} is not available in this version yet`);
+      return 2;
   }
 }
 

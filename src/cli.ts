@@ -1,0 +1,91 @@
+/**
+ * Command-line modes and flags (node:util parseArgs) → the mode to run and its configuration.
+ */
+import { parseArgs } from "node:util";
+import { type Config, ENV_VARS, loadConfig, VERSION } from "./config.ts";
+
+/** The modes remcp runs in. */
+export const MODES = ["stdio", "serve", "proxy", "stop", "run", "worker", "sandbox"] as const;
+/** One of {@link MODES}. */
+export type Mode = typeof MODES[number];
+
+/** A parsed command line. */
+export type Command =
+  | { kind: "help"; text: string }
+  | { kind: "version"; text: string }
+  | { kind: "error"; text: string }
+  | { kind: "mode"; mode: Mode; config: Config; rest: string[]; flags: Record<string, unknown> };
+
+/** The `--help` text: modes, flags and every REMCP_* variable with its default. */
+export function helpText(): string {
+  const vars = ENV_VARS.map((v) => `  ${v.name.padEnd(24)} ${v.help} (default: ${v.default})`);
+  return [
+    `remcp ${VERSION} — reverse-engineering MCP server`,
+    "",
+    "Usage: remcp [MODE] [FLAGS]",
+    "",
+    "Modes:",
+    "  stdio (default)   serve MCP over stdin/stdout",
+    "  serve             run the daemon: streamable HTTP MCP on 127.0.0.1",
+    "  proxy             bridge stdio to the daemon, starting one if needed",
+    "  stop              stop the running daemon",
+    "  run SCRIPT FILES  run an execute script over files from the shell",
+    "  worker            (internal) one database's worker",
+    "  sandbox           (internal) a script sandbox process",
+    "",
+    "Flags:",
+    "  --allow-write     enable tools that write the file (patch_bytes, assemble)",
+    "  --allow-scripts   enable raw engine commands and scripts",
+    "  --backend NAME    default backend (embedded, rizin, ghidra, ida, binja)",
+    "  --rizin PATH      rizin binary",
+    "  -h, --help        this text",
+    "  -V, --version     print the version",
+    "",
+    "Environment:",
+    ...vars,
+  ].join("\n");
+}
+
+/** Parses `argv` (without the program name). */
+export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): Command {
+  const first = argv[0];
+  const isMode = first !== undefined && (MODES as readonly string[]).includes(first);
+  const mode: Mode = isMode ? first as Mode : "stdio";
+  const rest = isMode ? argv.slice(1) : argv;
+  if (mode === "worker" || mode === "sandbox") {
+    return { kind: "mode", mode, config: loadConfig(env), rest, flags: {} };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: {
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+        "allow-write": { type: "boolean" },
+        "allow-scripts": { type: "boolean" },
+        backend: { type: "string" },
+        rizin: { type: "string" },
+      },
+      allowPositionals: true,
+      strict: mode !== "run" && mode !== "serve" && mode !== "proxy" && mode !== "stop",
+    });
+  } catch (err) {
+    return { kind: "error", text: `${(err as Error).message}\n\n${helpText()}` };
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: "help", text: helpText() };
+  if (v.version) return { kind: "version", text: `remcp ${VERSION}` };
+  let config: Config;
+  try {
+    config = loadConfig(env, {
+      ...(v["allow-write"] ? { allowWrite: true } : {}),
+      ...(v["allow-scripts"] ? { allowScripts: true } : {}),
+      ...(typeof v.backend === "string" ? { defaultBackend: v.backend } : {}),
+      ...(typeof v.rizin === "string" ? { rizinPath: v.rizin } : {}),
+    });
+  } catch (err) {
+    return { kind: "error", text: (err as Error).message };
+  }
+  return { kind: "mode", mode, config, rest, flags: v };
+}

@@ -1,0 +1,107 @@
+/**
+ * Configuration from `REMCP_*` environment variables and command-line flags, with defaults.
+ * Every variable is listed in {@link ENV_VARS} (shown by `remcp --help` and the README).
+ */
+import { join } from "node:path";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "./protocol/results.ts";
+import { type LogLevel, parseLogLevel } from "./log.ts";
+
+/** Effective configuration of one remcp process. */
+export interface Config {
+  maxOutputBytes: number;
+  maxWorkers: number;
+  logLevel: LogLevel;
+  logDir: string | undefined;
+  stateDir: string;
+  /** List only pinned tools plus meta-tools (REMCP_TOOL_SEARCH, default on). */
+  toolSearch: boolean;
+  disableExecute: boolean;
+  disableBatch: boolean;
+  allowWrite: boolean;
+  allowScripts: boolean;
+  defaultBackend: string;
+  idleTimeoutS: number;
+  rizinPath: string | undefined;
+  python: string;
+  /** Validate every tool result against its output schema (for tests). */
+  checkOutput: boolean;
+  /** Wall-clock limit of one worker call, in seconds. */
+  callTimeoutS: number;
+}
+
+/** Each variable, its default and what it does. */
+export const ENV_VARS: readonly { name: string; default: string; help: string }[] = [
+  {
+    name: "REMCP_BACKEND",
+    default: "embedded",
+    help: "backend used when open_database names none",
+  },
+  { name: "REMCP_MAX_WORKERS", default: "16", help: "most databases open at once" },
+  { name: "REMCP_MAX_OUTPUT_BYTES", default: "131072", help: "cap on one result's JSON size" },
+  { name: "REMCP_TOOL_SEARCH", default: "1", help: "0 lists every tool instead of pinned + meta" },
+  { name: "REMCP_DISABLE_EXECUTE", default: "0", help: "1 hides the execute tool" },
+  { name: "REMCP_DISABLE_BATCH", default: "0", help: "1 hides the batch tool" },
+  { name: "REMCP_ALLOW_WRITE", default: "0", help: "1 enables tools that write the file" },
+  { name: "REMCP_ALLOW_SCRIPTS", default: "0", help: "1 enables raw engine commands/scripts" },
+  { name: "REMCP_STATE_DIR", default: "platform state folder", help: "databases, daemon state" },
+  { name: "REMCP_LOG_LEVEL", default: "info", help: "error, warn, info or debug" },
+  { name: "REMCP_LOG_DIR", default: "(none)", help: "per-run log files, raw worker stderr" },
+  { name: "REMCP_IDLE_TIMEOUT", default: "300", help: "seconds before an idle auto daemon exits" },
+  { name: "REMCP_CALL_TIMEOUT", default: "600", help: "seconds one worker call may take" },
+  { name: "REMCP_RIZIN", default: "rizin on PATH", help: "path of the rizin binary" },
+  { name: "REMCP_PYTHON", default: "python3", help: "interpreter for Python workers" },
+  { name: "REMCP_CHECK_OUTPUT", default: "0", help: "1 checks every result against its schema" },
+];
+
+type Env = Record<string, string | undefined>;
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === "") return fallback;
+  return !["0", "false", "no", "off"].includes(v.toLowerCase());
+}
+
+function int(env: Env, name: string, fallback: number, min: number): number {
+  const v = env[name];
+  if (v === undefined || v === "") return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    throw new RangeError(`${name} must be an integer ≥ ${min}, got "${v}"`);
+  }
+  return n;
+}
+
+/** The platform's state folder for remcp (DESIGN §5). */
+export function defaultStateDir(env: Env, os: string = Deno.build.os): string {
+  if (env.REMCP_STATE_DIR) return env.REMCP_STATE_DIR;
+  const home = env.HOME ?? env.USERPROFILE ?? ".";
+  if (os === "darwin") return join(home, "Library", "Application Support", "remcp");
+  if (os === "windows") return join(env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "remcp");
+  return join(env.XDG_STATE_HOME ?? join(home, ".local", "state"), "remcp");
+}
+
+/** Reads the configuration from `env`, overridden by command-line `overrides`. */
+export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
+  const config: Config = {
+    maxOutputBytes: int(env, "REMCP_MAX_OUTPUT_BYTES", DEFAULT_MAX_OUTPUT_BYTES, 1024),
+    maxWorkers: int(env, "REMCP_MAX_WORKERS", 16, 1),
+    logLevel: parseLogLevel(env.REMCP_LOG_LEVEL),
+    logDir: env.REMCP_LOG_DIR || undefined,
+    stateDir: defaultStateDir(env),
+    toolSearch: flag(env, "REMCP_TOOL_SEARCH", true),
+    disableExecute: flag(env, "REMCP_DISABLE_EXECUTE", false),
+    disableBatch: flag(env, "REMCP_DISABLE_BATCH", false),
+    allowWrite: flag(env, "REMCP_ALLOW_WRITE", false),
+    allowScripts: flag(env, "REMCP_ALLOW_SCRIPTS", false),
+    defaultBackend: env.REMCP_BACKEND || "embedded",
+    idleTimeoutS: int(env, "REMCP_IDLE_TIMEOUT", 300, 1),
+    rizinPath: env.REMCP_RIZIN || undefined,
+    python: env.REMCP_PYTHON || "python3",
+    checkOutput: flag(env, "REMCP_CHECK_OUTPUT", false),
+    callTimeoutS: int(env, "REMCP_CALL_TIMEOUT", 600, 1),
+  };
+  return { ...config, ...overrides };
+}
+
+/** The version remcp reports. */
+export const VERSION = "0.1.0";

@@ -1,0 +1,27 @@
+/** The catalog: every worker tool spec, in listing order. */
+import type { ToolSpec } from "./spec.ts";
+import * as info from "./info.ts";
+import * as symbols from "./symbols.ts";
+import * as data from "./data.ts";
+import * as disasm from "./disasm.ts";
+import * as search from "./search.ts";
+
+/** All worker tool specs. */
+export const WORKER_TOOLS: readonly ToolSpec[] = [
+  info.getDatabaseInfo,
+  info.listSegments,
+  info.listSections,
+  info.listEntryPoints,
+  info.resolveAddress,
+  info.listTargets,
+  symbols.listImports,
+  symbols.listExports,
+  symbols.listNames,
+  data.listStrings,
+  data.readBytes,
+  data.readData,
+  disasm.disassemble,
+  search.searchBytes,
+  search.searchText,
+  search.searchImmediate,
+] as unknown as readonly ToolSpec[];

@@ -1,0 +1,150 @@
+/**
+ * The script run in every fresh sandbox context before the user's code. It installs `console`
+ * and `invoke`, and returns helpers the host calls later. The helpers close over the built-ins
+ * as they were before user code ran, so a script that replaces `JSON` or `Error` only changes
+ * what it sees itself.
+ *
+ * Called as `prelude(hostLog, hostInvoke, maxLogChars)`:
+ * - `hostLog(level, text)` receives one console call, already formatted and cut to
+ *   `maxLogChars`;
+ * - `hostInvoke(name, argsJson)` returns a promise for the tool's result, or throws.
+ *
+ * Returns `{ resultJson, describe, makeError, parse }`:
+ * - `resultJson(value)`: the JSON text of a result (`undefined` is `null`); throws when the value
+ *   holds a function, symbol, BigInt or cycle;
+ * - `describe(thrown)`: JSON text of `{name, message, stack?, code?, detail?}` for any thrown
+ *   value, never throwing;
+ * - `makeError(message, code, detailJson)`: the `Error` an invoke rejects with;
+ * - `parse(json)`: the original `JSON.parse`.
+ */
+export const GUEST_PRELUDE = String.raw`
+(function (hostLog, hostInvoke, maxLogChars) {
+  "use strict";
+  const G = globalThis;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const StringCtor = String;
+  const isArray = Array.isArray;
+  const defineProperty = Object.defineProperty;
+  const apply = Reflect.apply;
+  const promiseReject = Promise.reject;
+  const PromiseCtor = Promise;
+  const reject = (e) => apply(promiseReject, PromiseCtor, [e]);
+
+  function jsonOnly(key, value) {
+    const t = typeof value;
+    if (t === "function" || t === "symbol" || t === "bigint") {
+      const where = key === "" ? "the value itself" : "key \"" + key + "\"";
+      throw new TypeErrorCtor("a " + t + " cannot be serialized as JSON (at " + where + ")");
+    }
+    return value;
+  }
+
+  function formatOne(v) {
+    if (typeof v === "string") return v;
+    try {
+      if (v instanceof ErrorCtor) {
+        const head = StringCtor(v.name) + ": " + StringCtor(v.message);
+        return typeof v.stack === "string" && v.stack !== "" ? head + "\n" + v.stack : head;
+      }
+      if (typeof v === "function") return "[Function " + (v.name || "anonymous") + "]";
+      if (typeof v === "bigint") return StringCtor(v) + "n";
+      const s = stringify(v);
+      if (s !== undefined) return s;
+    } catch (_) {
+      // Fall through: cycles and throwing getters print as String(v).
+    }
+    try {
+      return StringCtor(v);
+    } catch (_) {
+      return "[unprintable]";
+    }
+  }
+
+  function format(args) {
+    let out = "";
+    for (let i = 0; i < args.length && out.length <= maxLogChars; i++) {
+      out += (i === 0 ? "" : " ") + formatOne(args[i]);
+    }
+    return out.length > maxLogChars ? out.slice(0, maxLogChars + 1) : out;
+  }
+
+  const console = {};
+  for (const level of ["log", "info", "warn", "error", "debug"]) {
+    console[level] = function (...args) {
+      hostLog(level, format(args));
+    };
+  }
+  defineProperty(G, "console", { value: console, writable: true, configurable: true });
+
+  function invoke(name, args) {
+    if (typeof name !== "string") {
+      return reject(new TypeErrorCtor("invoke(name, args): name must be a tool name string"));
+    }
+    if (args === undefined || args === null) args = {};
+    if (typeof args !== "object" || isArray(args)) {
+      return reject(new TypeErrorCtor("invoke(name, args): args must be an object of named arguments"));
+    }
+    let json;
+    try {
+      json = stringify(args, jsonOnly);
+    } catch (e) {
+      return reject(new TypeErrorCtor("invoke(\"" + name + "\", args): args are not JSON: " + (e && e.message)));
+    }
+    try {
+      return hostInvoke(name, json);
+    } catch (e) {
+      return reject(e);
+    }
+  }
+  defineProperty(G, "invoke", { value: invoke, writable: true, configurable: true });
+
+  function resultJson(value) {
+    if (value === undefined) return "null";
+    return stringify(value, jsonOnly);
+  }
+
+  function describe(e) {
+    const out = { name: "", message: "" };
+    try {
+      if (e instanceof ErrorCtor) {
+        out.name = StringCtor(e.name);
+        out.message = StringCtor(e.message);
+        if (typeof e.stack === "string" && e.stack !== "") out.stack = e.stack;
+        if (typeof e.code === "string") out.code = e.code;
+        if (e.detail !== undefined) {
+          try {
+            out.detail = parse(stringify(e.detail));
+          } catch (_) {
+            // A detail that is not JSON is left out.
+          }
+        }
+      } else if (typeof e === "string") {
+        out.message = e;
+      } else {
+        let s;
+        try {
+          s = stringify(e);
+        } catch (_) {
+          s = undefined;
+        }
+        out.message = s === undefined ? StringCtor(e) : s;
+      }
+    } catch (_) {
+      if (out.message === "") out.message = "[unprintable thrown value]";
+    }
+    return stringify(out);
+  }
+
+  function makeError(message, code, detailJson) {
+    const e = new ErrorCtor(message);
+    e.code = code;
+    e.detail = parse(detailJson);
+    return e;
+  }
+
+  return { resultJson, describe, makeError, parse };
+})
+`;

@@ -1,0 +1,37 @@
+/**
+ * The default mode: MCP over this process's stdio, both protocol eras, through the SDK's
+ * `serveStdio(factory)`. When the client goes away, workers save and stop.
+ */
+import process from "node:process";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import type { Config } from "./config.ts";
+import { createLogger, stderrSink } from "./log.ts";
+import { createSupervisor } from "./supervisor/create.ts";
+import { createServer } from "./supervisor/server.ts";
+
+/** Serves until stdin closes or SIGTERM/SIGINT. */
+export async function stdioMode(config: Config): Promise<number> {
+  const log = createLogger("supervisor", stderrSink(config.logLevel, config.logDir, "supervisor"));
+  const sup = createSupervisor(config, log);
+  const session = `stdio-${crypto.randomUUID().slice(0, 8)}`;
+  const done = Promise.withResolvers<void>();
+  const handle = serveStdio(() => createServer(sup, session), {
+    onerror: (err) => log.debug(`protocol: ${err.message}`),
+  });
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`stopping: ${why}`);
+    sup.pool.detachSession(session);
+    await sup.shutdown();
+    await handle.close().catch(() => {});
+    done.resolve();
+  };
+  process.stdin.on("end", () => void stop("stdin closed"));
+  process.stdin.on("close", () => void stop("stdin closed"));
+  Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  await done.promise;
+  return 0;
+}

@@ -1,0 +1,370 @@
+/**
+ * WorkerPool: one worker process per open database. Opens (with dedup), routes, serializes the
+ * calls to one database while different databases run in parallel, tracks analysis state,
+ * attaches and detaches sessions, and detects crashed workers.
+ */
+import { basename } from "node:path";
+import { fromErrorPayload, RemcpError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { ToolResult } from "../protocol/results.ts";
+import type { Config } from "../config.ts";
+import { type CallOptions, type Spawner, WorkerProcess } from "./worker_process.ts";
+
+/** Where a database is in its life, as list_databases shows it. */
+export type DatabaseState = "loading" | "analysing" | "ready" | "failed" | "crashed" | "closed";
+
+/** Analysis status as the worker reports it. */
+export interface WorkerStatus {
+  state: string;
+  progress?: number;
+  message?: string;
+  seconds?: number;
+  error?: { error: string; error_type: string; detail: Record<string, unknown> };
+}
+
+/** One open database. */
+export interface Database {
+  id: string;
+  path: string;
+  backend: string;
+  options: Record<string, unknown>;
+  key: string;
+  state: DatabaseState;
+  status: WorkerStatus;
+  worker: WorkerProcess;
+  sessions: Set<string>;
+  openedAt: number;
+  /** Deleted when the database closes (open_data). */
+  tempFile?: string;
+  error?: RemcpError;
+  /** Tail of the serialized call queue. */
+  queue: Promise<unknown>;
+  /** Settles when the state leaves loading/analysing. */
+  settled: Promise<void>;
+}
+
+/** Options of {@link WorkerPool.open}. */
+export interface OpenRequest {
+  path: string;
+  backend: string;
+  options: Record<string, unknown>;
+  forceNew: boolean;
+  session: string;
+  tempFile?: string;
+}
+
+/** What the pool needs from its surroundings. */
+export interface PoolDeps {
+  config: Config;
+  log: Logger;
+  spawn?: Spawner;
+  /** Environment passed to workers. */
+  env?: Record<string, string>;
+}
+
+/** The set of open databases and their workers. */
+export class WorkerPool {
+  #dbs = new Map<string, Database>();
+  #deps: PoolDeps;
+  #closing = false;
+
+  constructor(deps: PoolDeps) {
+    this.#deps = deps;
+  }
+
+  /** Every database, open or dead, in opening order. */
+  list(): Database[] {
+    return [...this.#dbs.values()];
+  }
+
+  /** Databases with a live worker. */
+  live(): Database[] {
+    return this.list().filter((d) => d.state !== "crashed" && d.state !== "failed");
+  }
+
+  /** Opens `req.path`, or returns the database already open on it. */
+  async open(req: OpenRequest): Promise<{ db: Database; existing: boolean }> {
+    if (this.#closing) throw new RemcpError("Unavailable", "remcp is shutting down", {});
+    const canonical = await canonicalFile(req.path);
+    const key = `${req.backend}\0${canonical}\0${JSON.stringify(sortKeys(req.options))}`;
+    if (!req.forceNew) {
+      const same = this.list().find((d) =>
+        d.key === key && d.state !== "crashed" && d.state !== "failed"
+      );
+      if (same) {
+        same.sessions.add(req.session);
+        return { db: same, existing: true };
+      }
+    }
+    // Dead entries for the same key make way for the new one.
+    for (const d of this.list()) {
+      if (d.key === key && (d.state === "crashed" || d.state === "failed")) this.#dbs.delete(d.id);
+    }
+    if (this.live().length >= this.#deps.config.maxWorkers) {
+      throw new RemcpError(
+        "Busy",
+        `${this.live().length} databases are open, the most REMCP_MAX_WORKERS allows: ` +
+          `close one with close_database first`,
+        { open: this.live().map((d) => d.id), max_workers: this.#deps.config.maxWorkers },
+      );
+    }
+    const id = this.#newId(canonical);
+    const worker = await WorkerProcess.start({
+      backend: req.backend,
+      path: canonical,
+      options: req.options,
+      databaseId: id,
+      env: this.#deps.env ?? workerEnv(),
+      log: this.#deps.log,
+      ...(this.#deps.spawn ? { spawn: this.#deps.spawn } : {}),
+    });
+    const settled = Promise.withResolvers<void>();
+    const db: Database = {
+      id,
+      path: canonical,
+      backend: req.backend,
+      options: req.options,
+      key,
+      state: "loading",
+      status: { state: "loading" },
+      worker,
+      sessions: new Set([req.session]),
+      openedAt: Date.now(),
+      queue: Promise.resolve(),
+      settled: settled.promise,
+      ...(req.tempFile ? { tempFile: req.tempFile } : {}),
+    };
+    this.#dbs.set(id, db);
+    void worker.exited.then(() => this.#onExit(db));
+    void this.#watch(db).finally(() => settled.resolve());
+    return { db, existing: false };
+  }
+
+  #newId(path: string): string {
+    const stem = basename(path).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 32) || "db";
+    let id = stem;
+    for (let n = 2; this.#dbs.has(id); n++) id = `${stem}-${n}`;
+    return id;
+  }
+
+  // Polls the worker's status until it leaves loading/analysing; status calls bypass the queue.
+  async #watch(db: Database): Promise<void> {
+    let delay = 20;
+    while (db.state === "loading" || db.state === "analysing") {
+      try {
+        const s = await db.worker.callStructured("_status", {}, { timeoutMs: 30_000 });
+        db.status = s as unknown as WorkerStatus;
+      } catch (err) {
+        if (!db.worker.alive) return;
+        this.#deps.log.warn(`status of ${db.id} failed: ${(err as Error).message}`);
+      }
+      const state = db.status.state;
+      if (state === "ready") db.state = "ready";
+      else if (state === "failed") {
+        db.state = "failed";
+        db.error = fromErrorPayload(db.status.error) ??
+          new RemcpError("OpenFailed", `Opening ${db.path} failed`, {});
+        void db.worker.close(1000);
+        this.#cleanupTemp(db);
+      } else if (state === "analysing") db.state = "analysing";
+      if (db.state === "loading" || db.state === "analysing") {
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 250);
+      }
+    }
+  }
+
+  #onExit(db: Database): void {
+    if (db.state === "closed" || db.state === "failed") return;
+    db.state = "crashed";
+    db.error = db.worker.crashError();
+    this.#deps.log.warn(`worker for ${db.id} ${db.worker.exitDescription()}`, {
+      stderr: db.worker.stderrTail().slice(-5),
+    });
+  }
+
+  /** Waits until the database has finished loading (not analysing), bounded by `timeoutMs`. */
+  async waitLoaded(db: Database, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (db.state === "loading" && Date.now() < deadline) {
+      await Promise.race([db.settled, new Promise((r) => setTimeout(r, 10))]);
+    }
+  }
+
+  /**
+   * Finds the database a call addresses: by id, or the only open one when `id` is omitted.
+   * Attaches the session.
+   */
+  resolve(id: string | undefined, session: string): Database {
+    const open = this.list().filter((d) => d.state !== "closed");
+    if (id === undefined) {
+      const live = open.filter((d) => d.state !== "failed");
+      if (live.length === 1) {
+        live[0]!.sessions.add(session);
+        return live[0]!;
+      }
+      if (live.length === 0) {
+        throw new RemcpError(
+          "NoDatabase",
+          "No database is open: call open_database with a file path first",
+          {},
+        );
+      }
+      throw new RemcpError(
+        "InvalidArgument",
+        `${live.length} databases are open: pass database, one of ${
+          live.map((d) => d.id).join(", ")
+        }`,
+        { param: "database", open: live.map((d) => d.id) },
+      );
+    }
+    const db = this.#dbs.get(id);
+    if (!db || db.state === "closed") {
+      throw new RemcpError(
+        "NoDatabase",
+        `No open database "${id}"; open ones: ${
+          open.map((d) => d.id).join(", ") || "none (call open_database)"
+        }`,
+        { database: id, open: open.map((d) => d.id) },
+      );
+    }
+    db.sessions.add(session);
+    return db;
+  }
+
+  /** Refuses calls to a database that is not ready, saying what to do instead. */
+  checkUsable(db: Database): void {
+    if (db.state === "ready") return;
+    if (db.state === "crashed" || db.state === "failed") throw db.error ?? db.worker.crashError();
+    const pct = db.status.progress !== undefined
+      ? ` (${Math.round(db.status.progress * 100)}%)`
+      : "";
+    throw new RemcpError(
+      "Busy",
+      `Database ${db.id} is still ${db.state}${pct}: call wait_for_analysis ` +
+        `{"database":"${db.id}"} first, then retry`,
+      { database: db.id, state: db.state },
+    );
+  }
+
+  /** Calls a worker tool, serialized with the database's other calls. */
+  call(
+    db: Database,
+    tool: string,
+    args: Record<string, unknown>,
+    options: Omit<CallOptions, "timeoutMs"> & { timeoutMs?: number },
+  ): Promise<ToolResult> {
+    const timeoutMs = options.timeoutMs ?? this.#deps.config.callTimeoutS * 1000;
+    const run = async (): Promise<ToolResult> => {
+      if (db.state === "crashed") throw db.error ?? db.worker.crashError();
+      if (options.signal?.aborted) {
+        throw new RemcpError("Cancelled", `The call to ${tool} was cancelled`, { tool });
+      }
+      try {
+        return await db.worker.call(tool, args, { ...options, timeoutMs });
+      } catch (err) {
+        if (err instanceof RemcpError && err.code === "Timeout") {
+          // A worker that overran its deadline may be wedged in a loop: replace it rather than
+          // queue every later call behind it. Annotations are stored per change, so none is lost.
+          this.#deps.log.warn(`killing ${db.id} after a ${tool} timeout`);
+          db.worker.kill();
+          err.detail.worker = "killed; reopen the file with open_database";
+        }
+        throw err;
+      }
+    };
+    const result = db.queue.then(run, run);
+    db.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Detaches `session` from every database (a disconnect never kills a worker). */
+  detachSession(session: string): void {
+    for (const db of this.#dbs.values()) db.sessions.delete(session);
+  }
+
+  /**
+   * Closes a database for `session`. The worker stops only when no other session is attached,
+   * unless `force`.
+   */
+  async close(
+    db: Database,
+    session: string,
+    force: boolean,
+  ): Promise<{ closed: boolean; still_attached: number }> {
+    db.sessions.delete(session);
+    const others = db.sessions.size;
+    if (others > 0 && !force && db.state !== "crashed" && db.state !== "failed") {
+      return { closed: false, still_attached: others };
+    }
+    db.state = "closed";
+    this.#dbs.delete(db.id);
+    await db.worker.close();
+    this.#cleanupTemp(db);
+    return { closed: true, still_attached: 0 };
+  }
+
+  #cleanupTemp(db: Database): void {
+    if (!db.tempFile) return;
+    try {
+      Deno.removeSync(db.tempFile);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Saves and stops every worker. */
+  async shutdown(): Promise<void> {
+    this.#closing = true;
+    await Promise.all(
+      this.list().map(async (db) => {
+        db.state = "closed";
+        await db.worker.close(3000);
+        this.#cleanupTemp(db);
+      }),
+    );
+    this.#dbs.clear();
+  }
+}
+
+/** The environment workers get: ours, minus nothing (workers read REMCP_* themselves). */
+function workerEnv(): Record<string, string> {
+  return Deno.env.toObject();
+}
+
+function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** Resolves a path to its canonical form, refusing directories and unreadable files up front. */
+export async function canonicalFile(path: string): Promise<string> {
+  let real: string;
+  try {
+    real = await Deno.realPath(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new RemcpError("OpenFailed", `No such file: ${path}; check the path`, { path });
+    }
+    throw new RemcpError("OpenFailed", `Cannot resolve ${path}: ${(err as Error).message}`, {
+      path,
+    });
+  }
+  const info = await Deno.stat(real);
+  if (info.isDirectory) {
+    throw new RemcpError("OpenFailed", `${path} is a directory: give the path of a file in it`, {
+      path,
+    });
+  }
+  if (!info.isFile) {
+    throw new RemcpError("OpenFailed", `${path} is not a regular file`, { path });
+  }
+  try {
+    const f = await Deno.open(real, { read: true });
+    f.close();
+  } catch (err) {
+    throw new RemcpError("OpenFailed", `${path} is not readable: ${(err as Error).message}`, {
+      path,
+    });
+  }
+  return real;
+}

@@ -1,0 +1,198 @@
+/**
+ * The supervisor: owns the pool, the catalog and the meta-tools, and dispatches every tool call
+ * (from a client, or from call/batch/execute) to a management handler, a meta handler or a
+ * worker. Never loads an engine.
+ */
+import { z } from "zod";
+import { RemcpError } from "../errors.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { errorResult, fitToCap, okResult, type ToolResult } from "../protocol/results.ts";
+import { parseArguments } from "../protocol/validate.ts";
+import type { ToolSpec } from "../protocol/catalog/spec.ts";
+import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
+import { WorkerPool } from "./pool.ts";
+import type { Spawner } from "./worker_process.ts";
+import { MANAGEMENT_TOOLS } from "./management.ts";
+import { backendHas, backendsWith } from "./backends.ts";
+
+/** Who is calling and how to report progress. */
+export interface CallContext {
+  session: string;
+  signal: AbortSignal;
+  progress(done: number, total?: number, message?: string): void;
+  /** How the call arrived: straight from a client, or through a meta-tool. */
+  via: "client" | "call" | "batch" | "execute";
+}
+
+/** A supervisor-side handler (management and meta-tools). */
+export type LocalHandler = (
+  sup: Supervisor,
+  args: Record<string, unknown>,
+  ctx: CallContext,
+) => Promise<Record<string, unknown>>;
+
+/** A tool as the supervisor knows it. */
+export interface CatalogEntry {
+  spec: ToolSpec;
+  kind: "management" | "meta" | "worker";
+  handler?: LocalHandler;
+}
+
+/** Options of the supervisor. */
+export interface SupervisorOptions {
+  config: Config;
+  log: Logger;
+  spawn?: Spawner;
+  metaTools?: { spec: ToolSpec; handler: LocalHandler }[];
+}
+
+const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
+  "Database id from open_database (optional when exactly one is open)",
+);
+
+/** The heart of remcp. */
+export class Supervisor {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly pool: WorkerPool;
+  readonly entries = new Map<string, CatalogEntry>();
+  #tempDir: string | undefined;
+  #routedInputs = new Map<string, z.ZodObject>();
+
+  constructor(options: SupervisorOptions) {
+    this.config = options.config;
+    this.log = options.log;
+    this.pool = new WorkerPool({
+      config: options.config,
+      log: options.log,
+      ...(options.spawn ? { spawn: options.spawn } : {}),
+    });
+    for (const t of MANAGEMENT_TOOLS) {
+      this.entries.set(t.spec.name, { spec: t.spec, kind: "management", handler: t.handler });
+    }
+    for (const t of options.metaTools ?? []) {
+      this.entries.set(t.spec.name, { spec: t.spec, kind: "meta", handler: t.handler });
+    }
+    for (const spec of WORKER_TOOLS) this.entries.set(spec.name, { spec, kind: "worker" });
+  }
+
+  /** Whether a tool exists for callers at all (capability gates and disable flags). */
+  enabled(entry: CatalogEntry): boolean {
+    const cap = entry.spec.capability;
+    if (cap === "write" && !this.config.allowWrite) return false;
+    if (cap === "scripts" && !this.config.allowScripts) return false;
+    if (entry.spec.name === "execute" && this.config.disableExecute) return false;
+    if (entry.spec.name === "batch" && this.config.disableBatch) return false;
+    return true;
+  }
+
+  /** Whether a tool appears in tools/list. */
+  listed(entry: CatalogEntry): boolean {
+    if (!this.enabled(entry)) return false;
+    if (entry.kind !== "worker" || !this.config.toolSearch) return true;
+    return entry.spec.pinned === true;
+  }
+
+  /** Enabled tools by name. */
+  find(name: string): CatalogEntry | undefined {
+    const e = this.entries.get(name);
+    return e && this.enabled(e) ? e : undefined;
+  }
+
+  /** The input schema a client sees: worker tools gain the optional `database` parameter. */
+  routedInput(entry: CatalogEntry): z.ZodObject {
+    if (entry.kind !== "worker") return entry.spec.input;
+    let s = this.#routedInputs.get(entry.spec.name);
+    if (!s) {
+      s = z.strictObject({ ...entry.spec.input.shape, database: DATABASE_PARAM });
+      this.#routedInputs.set(entry.spec.name, s);
+    }
+    return s;
+  }
+
+  /** A private 0700 folder for open_data samples, made on first use. */
+  async tempDir(): Promise<string> {
+    if (!this.#tempDir) {
+      this.#tempDir = await Deno.makeTempDir({ prefix: "remcp-data-" });
+      await Deno.chmod(this.#tempDir, 0o700);
+    }
+    return this.#tempDir;
+  }
+
+  /** Calls tool `name`; tool failures come back as error results, never as exceptions. */
+  async callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
+    const entry = this.find(name);
+    if (!entry) {
+      return errorResult(
+        new RemcpError(
+          "InvalidArgument",
+          `Unknown tool "${name}": use search_tools to find tool names`,
+          { tool: name },
+        ),
+      );
+    }
+    try {
+      if (ctx.via !== "client" && entry.kind !== "worker") {
+        throw new RemcpError(
+          "InvalidArgument",
+          `${name} is a ${entry.kind} tool and cannot be called through ${ctx.via}: ` +
+            `call it directly`,
+          { tool: name },
+        );
+      }
+      if (entry.kind === "worker") return await this.#callWorker(entry, rawArgs, ctx);
+      const args = parseArguments(name, entry.spec.input, rawArgs) as Record<string, unknown>;
+      const value = await entry.handler!(this, args, ctx);
+      return okResult(fitToCap(value, this.config.maxOutputBytes));
+    } catch (err) {
+      if (!(err instanceof RemcpError)) {
+        this.log.error(`${name} failed: ${err instanceof Error ? err.stack : err}`);
+      }
+      return errorResult(err);
+    }
+  }
+
+  async #callWorker(
+    entry: CatalogEntry,
+    rawArgs: unknown,
+    ctx: CallContext,
+  ): Promise<ToolResult> {
+    const name = entry.spec.name;
+    let args: Record<string, unknown> = {};
+    if (rawArgs !== undefined && rawArgs !== null) {
+      if (typeof rawArgs !== "object" || Array.isArray(rawArgs)) {
+        throw new RemcpError("InvalidArgument", `${name} takes an object of named arguments`, {});
+      }
+      args = { ...rawArgs as Record<string, unknown> };
+    }
+    const dbArg = args.database;
+    delete args.database;
+    if (dbArg !== undefined && dbArg !== null && typeof dbArg !== "string") {
+      throw new RemcpError("InvalidArgument", `${name} parameter "database" must be a string`, {
+        param: "database",
+      });
+    }
+    const db = this.pool.resolve(dbArg ?? undefined, ctx.session);
+    if (!backendHas(db.backend, name)) {
+      throw new RemcpError(
+        "Unsupported",
+        `${name} is not available on the ${db.backend} backend; backends that have it: ${
+          backendsWith(name).join(", ") || "none"
+        }`,
+        { tool: name, backend: db.backend, backends: backendsWith(name) },
+      );
+    }
+    this.pool.checkUsable(db);
+    return await this.pool.call(db, name, args, {
+      signal: ctx.signal,
+      onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
+    });
+  }
+
+  /** Stops every worker and removes temporary files. */
+  async shutdown(): Promise<void> {
+    await this.pool.shutdown();
+    if (this.#tempDir) await Deno.remove(this.#tempDir, { recursive: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * One worker child process and the MCP client that talks to it. Keeps the last lines of the
+ * worker's stderr (for crash reports) and copies them to the log.
+ */
+import { Client } from "@modelcontextprotocol/client";
+import { RemcpError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { fromErrorPayload } from "../errors.ts";
+import type { ToolResult } from "../protocol/results.ts";
+import { selfCommand } from "../self_command.ts";
+import { ChildTransport } from "./child_transport.ts";
+import { VERSION } from "../config.ts";
+
+/** How to start a worker: the production spawner runs `remcp worker …` with Deno.Command. */
+export type Spawner = (args: string[], env: Record<string, string>) => Deno.ChildProcess;
+
+/** The default spawner: this same program in worker mode. */
+export const spawnSelf: Spawner = (args, env) => {
+  const cmd = selfCommand("worker", args);
+  return new Deno.Command(cmd.command, {
+    args: cmd.args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env,
+  }).spawn();
+};
+
+const STDERR_LINES = 40;
+
+/** Options for a call into the worker. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  timeoutMs: number;
+  onprogress?: ((p: { progress: number; total?: number; message?: string }) => void) | undefined;
+}
+
+/** A running worker. */
+export class WorkerProcess {
+  readonly pid: number;
+  readonly exited: Promise<Deno.CommandStatus>;
+  #child: Deno.ChildProcess;
+  #client: Client;
+  #stderr: string[] = [];
+  #alive = true;
+  #exitCode: number | null = null;
+  #signal: string | null = null;
+  #log: Logger;
+
+  private constructor(child: Deno.ChildProcess, client: Client, log: Logger) {
+    this.#child = child;
+    this.#client = client;
+    this.#log = log;
+    this.pid = child.pid;
+    this.exited = child.status.then((s) => {
+      this.#alive = false;
+      this.#exitCode = s.code;
+      this.#signal = s.signal;
+      return s;
+    });
+  }
+
+  /** Spawns a worker for `path` and completes the MCP handshake. */
+  static async start(
+    opts: {
+      backend: string;
+      path: string;
+      options: Record<string, unknown>;
+      databaseId: string;
+      env: Record<string, string>;
+      log: Logger;
+      spawn?: Spawner;
+    },
+  ): Promise<WorkerProcess> {
+    const spawn = opts.spawn ?? spawnSelf;
+    const child = spawn(
+      [
+        "--backend",
+        opts.backend,
+        "--options",
+        JSON.stringify(opts.options),
+        "--database-id",
+        opts.databaseId,
+        opts.path,
+      ],
+      opts.env,
+    );
+    const transport = new ChildTransport({ stdin: child.stdin, stdout: child.stdout });
+    const client = new Client({ name: "remcp-supervisor", version: VERSION });
+    const worker = new WorkerProcess(child, client, opts.log);
+    void worker.#pumpStderr(child.stderr, opts.log.filePath(`worker-${opts.databaseId}`));
+    try {
+      await Promise.race([
+        client.connect(transport),
+        worker.exited.then((s) => {
+          throw new Error(`worker exited during startup (code ${s.code})`);
+        }),
+      ]);
+    } catch (err) {
+      worker.kill();
+      throw new RemcpError(
+        "OpenFailed",
+        `The ${opts.backend} worker did not start: ${(err as Error).message}; ` +
+          `its last output: ${worker.stderrTail().slice(-5).join(" | ") || "(none)"}`,
+        { backend: opts.backend, stderr: worker.stderrTail() },
+      );
+    }
+    return worker;
+  }
+
+  async #pumpStderr(stream: ReadableStream<Uint8Array>, file: string | undefined): Promise<void> {
+    const decoder = new TextDecoder();
+    let sink: Deno.FsFile | undefined;
+    if (file) {
+      try {
+        sink = await Deno.open(file, { create: true, append: true });
+      } catch {
+        sink = undefined;
+      }
+    }
+    let partial = "";
+    try {
+      for await (const chunk of stream) {
+        await sink?.write(chunk).catch(() => 0);
+        partial += decoder.decode(chunk, { stream: true });
+        const lines = partial.split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) {
+          if (line === "") continue;
+          this.#stderr.push(line);
+          this.#log.debug(line);
+        }
+        if (this.#stderr.length > STDERR_LINES) {
+          this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
+        }
+      }
+    } catch {
+      // The pipe breaks when the child dies; the exit status tells the rest.
+    }
+    if (partial) this.#stderr.push(partial);
+    sink?.close();
+  }
+
+  /** Whether the process is still running. */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** The last lines the worker wrote to stderr. */
+  stderrTail(): string[] {
+    return [...this.#stderr];
+  }
+
+  /** A one-line description of how the process ended. */
+  exitDescription(): string {
+    if (this.#alive) return "running";
+    return this.#signal ? `killed by ${this.#signal}` : `exited with code ${this.#exitCode}`;
+  }
+
+  /** Calls a tool in the worker. Protocol failures and a dead worker become RemcpErrors. */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<ToolResult> {
+    if (!this.#alive) throw this.crashError();
+    try {
+      const result = await this.#client.callTool({ name, arguments: args }, {
+        timeout: options.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onprogress
+          ? {
+            onprogress: (p) =>
+              options.onprogress?.({
+                progress: p.progress,
+                ...(p.total !== undefined ? { total: p.total } : {}),
+                ...(p.message !== undefined ? { message: p.message } : {}),
+              }),
+            resetTimeoutOnProgress: true,
+          }
+          : {}),
+      });
+      return result as ToolResult;
+    } catch (err) {
+      if (!this.#alive || !(await this.#stillAlive())) throw this.crashError();
+      if (options.signal?.aborted) {
+        throw new RemcpError("Cancelled", `The call to ${name} was cancelled`, { tool: name });
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      if (/timed? ?out/i.test(message)) {
+        throw new RemcpError(
+          "Timeout",
+          `${name} took longer than ${Math.round(options.timeoutMs / 1000)} s: narrow the ` +
+            `request, or raise REMCP_CALL_TIMEOUT`,
+          { tool: name, timeout_s: options.timeoutMs / 1000 },
+        );
+      }
+      throw new RemcpError("Internal", `Worker protocol error in ${name}: ${message}`, {
+        tool: name,
+      });
+    }
+  }
+
+  /** Calls a tool and returns its structured content, throwing its error as a RemcpError. */
+  async callStructured(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    const result = await this.call(name, args, options);
+    const sc = result.structuredContent;
+    if (result.isError) {
+      throw fromErrorPayload(sc) ?? new RemcpError("Internal", `${name} failed`, {});
+    }
+    return sc ?? {};
+  }
+
+  // A broken request can race the exit status by a few milliseconds; give the status a moment.
+  async #stillAlive(): Promise<boolean> {
+    if (!this.#alive) return false;
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 100))]);
+    return this.#alive;
+  }
+
+  /** The WorkerCrashed error for this process, with its last stderr lines. */
+  crashError(): RemcpError {
+    const tail = this.stderrTail().slice(-10);
+    return new RemcpError(
+      "WorkerCrashed",
+      `The worker for this database ${this.exitDescription()}; other databases are unaffected. ` +
+        `Reopen the file with open_database to continue (saved annotations are kept)`,
+      { exit: this.exitDescription(), stderr: tail },
+    );
+  }
+
+  /** Kills the process at once. */
+  kill(): void {
+    if (!this.#alive) return;
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Asks the worker to save and exit (stdin closes), then kills it after `graceMs`. */
+  async close(graceMs = 5000): Promise<void> {
+    if (this.#alive) {
+      await this.#client.close().catch(() => {});
+      const timer = setTimeout(() => {
+        try {
+          this.#child.kill("SIGTERM");
+        } catch { /* gone */ }
+      }, graceMs);
+      const hard = setTimeout(() => this.kill(), graceMs * 2);
+      await this.exited.catch(() => {});
+      clearTimeout(timer);
+      clearTimeout(hard);
+    }
+  }
+}

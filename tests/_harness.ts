@@ -1,0 +1,113 @@
+/**
+ * Test harness: starts the real remcp process and connects the official MCP SDK client to it
+ * over real stdio.
+ */
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { fileURLToPath } from "node:url";
+
+/** Absolute path of a file in the repository. */
+export function repoPath(rel: string): string {
+  return fileURLToPath(new URL(`../${rel}`, import.meta.url));
+}
+
+/** Absolute path of a fixture binary. */
+export function fixture(name: string): string {
+  return repoPath(`tests/fixtures/bin/${name}`);
+}
+
+/** A connected client and how to stop it. */
+export interface Harness {
+  client: Client;
+  transport: StdioClientTransport;
+  stateDir: string;
+  close(): Promise<void>;
+}
+
+/** Client options for one protocol era. */
+export type Era = "legacy" | "auto" | "2026-07-28";
+
+/** Starts `remcp [args]` and connects a client. */
+export async function startRemcp(
+  opts: { env?: Record<string, string>; args?: string[]; era?: Era; stateDir?: string } = {},
+): Promise<Harness> {
+  const stateDir = opts.stateDir ?? await Deno.makeTempDir({ prefix: "remcp-test-state-" });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      repoPath("deno.json"),
+      repoPath("src/main.ts"),
+      ...(opts.args ?? []),
+    ],
+    env: {
+      ...Deno.env.toObject(),
+      REMCP_STATE_DIR: stateDir,
+      REMCP_CHECK_OUTPUT: "1",
+      REMCP_LOG_LEVEL: "warn",
+      ...opts.env,
+    },
+    stderr: "pipe",
+  });
+  const era = opts.era ?? "legacy";
+  const client = new Client(
+    { name: "remcp-test", version: "0.0.0" },
+    {
+      versionNegotiation: {
+        mode: era === "2026-07-28" ? { pin: "2026-07-28" } : era,
+      },
+    } as never,
+  );
+  const stderr: string[] = [];
+  transport.stderr?.on("data", (d: Uint8Array) => stderr.push(new TextDecoder().decode(d)));
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    stateDir,
+    async close() {
+      await client.close().catch(() => {});
+      if (!opts.stateDir) await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Calls a tool and returns `{structured, isError}`. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ sc: Record<string, unknown>; isError: boolean; text: string }> {
+  const r = await client.callTool({ name, arguments: args });
+  const text = (r.content as { type: string; text?: string }[])[0]?.text ?? "";
+  return {
+    sc: (r.structuredContent ?? {}) as Record<string, unknown>,
+    isError: r.isError === true,
+    text,
+  };
+}
+
+/** Calls a tool that must succeed and returns its structured content. */
+export async function ok(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const r = await callTool(client, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
+  return r.sc;
+}
+
+/** Calls a tool that must fail and returns its error payload. */
+export async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ error: string; error_type: string; detail: Record<string, unknown> }> {
+  const r = await callTool(client, name, args);
+  if (!r.isError) throw new Error(`${name} should have failed but returned ${r.text}`);
+  return r.sc as { error: string; error_type: string; detail: Record<string, unknown> };
+}

@@ -1,0 +1,65 @@
+/**
+ * What a TypeScript backend gives the worker's MCP server: its status, its tool handlers and its
+ * lifecycle. One backend instance serves one database.
+ */
+import type { ToolSpec } from "../src/protocol/catalog/spec.ts";
+
+/** Where a database is in its life. */
+export type AnalysisState = "loading" | "analysing" | "ready" | "failed";
+
+/** The worker's status, as `_status` reports it. */
+export interface AnalysisStatus {
+  state: AnalysisState;
+  /** 0..1 when known. */
+  progress?: number;
+  message?: string;
+  /** Set when `state` is `failed`: the error payload. */
+  error?: { error: string; error_type: string; detail: Record<string, unknown> };
+  seconds?: number;
+}
+
+/** What a handler may use while it runs. */
+export interface HandlerContext {
+  signal: AbortSignal;
+  progress(done: number, total: number | undefined, message?: string): void;
+}
+
+/** A tool implementation: validated args in, a structured result out. */
+export type ToolHandler = (
+  args: Record<string, unknown>,
+  ctx: HandlerContext,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** A spec with the backend's handler for it. */
+export interface ToolImpl {
+  spec: ToolSpec;
+  handler: ToolHandler;
+  /** Usable while the database is still analysing (otherwise refused with Busy). */
+  duringAnalysis?: boolean;
+}
+
+/** One open database inside a worker. */
+export interface Backend {
+  readonly name: string;
+  status(): AnalysisStatus;
+  tools(): ToolImpl[];
+  /** Flushes annotations to disk. */
+  save(): Promise<{ saved: boolean; path?: string }>;
+  close(): Promise<void>;
+}
+
+/** Binds a handler to its spec, typing the handler's arguments from the spec's input schema. */
+export function impl<S extends ToolSpec>(
+  spec: S,
+  handler: (
+    args: import("zod").output<S["input"]>,
+    ctx: HandlerContext,
+  ) => Promise<import("zod").input<S["output"]>> | import("zod").input<S["output"]>,
+  options: { duringAnalysis?: boolean } = {},
+): ToolImpl {
+  return {
+    spec,
+    handler: handler as unknown as ToolHandler,
+    ...(options.duringAnalysis ? { duringAnalysis: true } : {}),
+  };
+}

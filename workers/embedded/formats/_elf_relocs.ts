@@ -1,0 +1,93 @@
+/** ELF relocation tables: REL, RELA and the compact RELR form. */
+
+import { type ElfContext, EM_MIPS, MAX_TABLE_ENTRIES } from "./_elf_types.ts";
+import { malformed } from "./_reader.ts";
+
+/** A relocation as stored, before symbol lookup. */
+export interface RawReloc {
+  address: number;
+  type: number;
+  /** Symbol-table index; 0 for none. */
+  sym: number;
+  /** Explicit addend (RELA), or undefined for REL. */
+  addend?: number;
+}
+
+/** Where a relocation table is and how to read it. */
+export interface RelocTable {
+  offset: number;
+  size: number;
+  rela: boolean;
+  entsize: number;
+  /** Added to r_offset: the target section's address for ET_REL, else 0. */
+  base: number;
+}
+
+/** Appends the entries of a REL/RELA table to `out`, stopping at `MAX_TABLE_ENTRIES` in total. */
+export function readElfRelocs(ctx: ElfContext, t: RelocTable, out: RawReloc[]): void {
+  const { r, is64 } = ctx;
+  const minSize = (is64 ? 16 : 8) + (t.rela ? (is64 ? 8 : 4) : 0);
+  const entsize = t.entsize || minSize;
+  if (entsize < minSize) throw malformed(`Relocation entry size ${entsize} is too small`, t.offset);
+  r.check(t.offset, 0, "Relocation table starts outside the file");
+  const avail = Math.min(t.size, r.length - t.offset);
+  if (avail < t.size) ctx.warnings.push("relocations: table runs past the end of the file");
+  const n = Math.min(Math.floor(avail / entsize), MAX_TABLE_ENTRIES - out.length);
+  const mips64le = is64 && ctx.machine === EM_MIPS && r.little;
+  for (let i = 0; i < n; i++) {
+    const o = t.offset + i * entsize;
+    let address: number, type: number, sym: number;
+    if (is64) {
+      address = r.u64(o) + t.base;
+      if (mips64le) {
+        // MIPS64 little-endian keeps r_info as {u32 sym, u8 ssym, u8 type3, u8 type2, u8 type}.
+        sym = r.u32(o + 8);
+        type = r.u8(o + 15);
+      } else {
+        const info = r.u64(o + 8);
+        sym = Math.floor(info / 0x1_0000_0000);
+        type = info % 0x1_0000_0000;
+      }
+    } else {
+      address = r.u32(o) + t.base;
+      const info = r.u32(o + 4);
+      sym = info >>> 8;
+      type = info & 0xff;
+    }
+    const rel: RawReloc = { address, type, sym };
+    if (t.rela) rel.addend = is64 ? r.i64(o + 16) : r.i32(o + 8);
+    out.push(rel);
+  }
+}
+
+/** Appends the relative relocations encoded in a RELR table, all of type `relativeType`. */
+export function readElfRelr(
+  ctx: ElfContext,
+  offset: number,
+  size: number,
+  relativeType: number,
+  out: RawReloc[],
+): void {
+  const { r, ptrSize } = ctx;
+  r.check(offset, 0, "RELR table starts outside the file");
+  const n = Math.floor(Math.min(size, r.length - offset) / ptrSize);
+  const bitsPerWord = ptrSize * 8 - 1;
+  let where = 0;
+  for (let i = 0; i < n && out.length < MAX_TABLE_ENTRIES; i++) {
+    const entry = r.word(offset + i * ptrSize, ptrSize);
+    if (entry % 2 === 0) {
+      out.push({ address: entry, type: relativeType, sym: 0 });
+      where = entry + ptrSize;
+    } else {
+      // Bitmap: bit k (k ≥ 1) relocates the word k-1 after `where`. Read the high word separately
+      // because JS bit operators are 32-bit.
+      const lo = ptrSize === 8 ? r.u32(offset + i * ptrSize + (r.little ? 0 : 4)) : entry;
+      const hi = ptrSize === 8 ? r.u32(offset + i * ptrSize + (r.little ? 4 : 0)) : 0;
+      for (let k = 1; k <= bitsPerWord; k++) {
+        const bit = k < 32 ? (lo >>> k) & 1 : (hi >>> (k - 32)) & 1;
+        if (bit) out.push({ address: where + (k - 1) * ptrSize, type: relativeType, sym: 0 });
+      }
+      where += bitsPerWord * ptrSize;
+    }
+  }
+}

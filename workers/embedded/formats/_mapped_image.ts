@@ -1,0 +1,160 @@
+/**
+ * Builds a {@link BinaryImage} from what a parser found: the parser supplies tables, this file
+ * supplies the virtual-memory view (reads, address/offset translation, lookups) shared by all
+ * formats.
+ */
+
+import type { BinaryImage, Section, Segment } from "./image.ts";
+
+/** Everything of a {@link BinaryImage} except its methods, plus what the methods need. */
+export type ImageParts =
+  & Omit<
+    BinaryImage,
+    | "read"
+    | "readUpTo"
+    | "isMapped"
+    | "addrToOffset"
+    | "offsetToAddr"
+    | "sectionAt"
+    | "segmentAt"
+    | "isThumb"
+  >
+  & {
+    /**
+     * Ranges that back virtual memory; defaults to `segments`. A parser passes its own list when
+     * some segments (Mach-O `__PAGEZERO`) must not read as memory.
+     */
+    mapping?: Segment[];
+    /** Per-address Thumb answer for ARM images. */
+    isThumb?: (addr: number) => boolean;
+  };
+
+/** Index of the last element whose `start` is ≤ addr, or -1. */
+function lastStartAtOrBefore(list: readonly { start: number }[], addr: number): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.start <= addr) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}
+
+/** How far back a lookup walks past the binary-search hit, to find ranges that overlap. */
+const OVERLAP_WALK = 16;
+
+/**
+ * Makes a {@link BinaryImage} whose reads come from `bytes` (the whole file; offsets in `parts`
+ * are absolute file offsets).
+ */
+export function makeImage(bytes: Uint8Array, parts: ImageParts): BinaryImage {
+  const { mapping: mapList, isThumb, ...rest } = parts;
+  // Clamp file extents to the bytes we have, so a truncated file reads zeros instead of throwing.
+  const regions: Segment[] = (mapList ?? parts.segments)
+    .filter((s) => s.end > s.start)
+    .map((s) => {
+      const off = Math.min(Math.max(0, s.fileOffset), bytes.length);
+      const size = Math.max(0, Math.min(s.fileSize, s.end - s.start, bytes.length - off));
+      return { ...s, fileOffset: off, fileSize: size };
+    })
+    .sort((a, b) => a.start - b.start);
+  const byOffset = regions.filter((s) => s.fileSize > 0).sort((a, b) =>
+    a.fileOffset - b.fileOffset
+  );
+  const lookupSections = parts.sections
+    .filter((s) => s.end > s.start && !s.name.startsWith(".tbss"))
+    .sort((a, b) => a.start - b.start);
+  const lookupSegments = [...parts.segments].filter((s) => s.end > s.start).sort((a, b) =>
+    a.start - b.start
+  );
+
+  function find<T extends { start: number; end: number }>(list: T[], addr: number): T | undefined {
+    const i = lastStartAtOrBefore(list, addr);
+    for (let j = i; j >= 0 && j > i - OVERLAP_WALK; j--) {
+      const s = list[j]!;
+      if (addr >= s.start && addr < s.end) return s;
+    }
+    return undefined;
+  }
+
+  /** Copies the mapped run at [addr, addr+len) into `out`; returns how many bytes it mapped. */
+  function fill(addr: number, len: number, out: Uint8Array | undefined): number {
+    let done = 0;
+    while (done < len) {
+      const a = addr + done;
+      const r = find(regions, a);
+      if (!r) break;
+      const n = Math.min(len - done, r.end - a);
+      if (out) {
+        const rel = a - r.start;
+        const fileN = Math.max(0, Math.min(n, r.fileSize - rel));
+        if (fileN > 0) {
+          out.set(bytes.subarray(r.fileOffset + rel, r.fileOffset + rel + fileN), done);
+        }
+        // Bytes past the file-backed part stay zero (bss); `out` starts zeroed.
+      }
+      done += n;
+    }
+    return done;
+  }
+
+  function read(addr: number, len: number): Uint8Array | undefined {
+    if (!Number.isSafeInteger(addr) || !Number.isSafeInteger(len) || len < 0) return undefined;
+    if (len === 0) return isMapped(addr) ? new Uint8Array(0) : undefined;
+    const r = find(regions, addr);
+    if (!r) return undefined;
+    const rel = addr - r.start;
+    // Fast path: fully file-backed inside one region, no copy.
+    if (addr + len <= r.end && rel + len <= r.fileSize) {
+      return bytes.subarray(r.fileOffset + rel, r.fileOffset + rel + len);
+    }
+    if (fill(addr, len, undefined) < len) return undefined;
+    const out = new Uint8Array(len);
+    fill(addr, len, out);
+    return out;
+  }
+
+  function readUpTo(addr: number, max: number): Uint8Array {
+    if (!Number.isSafeInteger(addr) || !(max > 0)) return new Uint8Array(0);
+    const n = fill(addr, Math.floor(max), undefined);
+    return n === 0 ? new Uint8Array(0) : (read(addr, n) ?? new Uint8Array(0));
+  }
+
+  function isMapped(addr: number): boolean {
+    return find(regions, addr) !== undefined;
+  }
+
+  function addrToOffset(addr: number): number | undefined {
+    const r = find(regions, addr);
+    if (!r) return undefined;
+    const rel = addr - r.start;
+    return rel < r.fileSize ? r.fileOffset + rel : undefined;
+  }
+
+  function offsetToAddr(offset: number): number | undefined {
+    for (const r of byOffset) {
+      if (r.fileOffset > offset) break;
+      if (offset < r.fileOffset + r.fileSize) return r.start + (offset - r.fileOffset);
+    }
+    return undefined;
+  }
+
+  const image: BinaryImage = {
+    ...rest,
+    read,
+    readUpTo,
+    isMapped,
+    addrToOffset,
+    offsetToAddr,
+    sectionAt: (addr: number): Section | undefined => find(lookupSections, addr),
+    segmentAt: (addr: number): Segment | undefined => find(lookupSegments, addr),
+  };
+  if (isThumb) image.isThumb = isThumb;
+  return image;
+}
