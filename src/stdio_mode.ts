@@ -2,9 +2,9 @@
  * The default mode: MCP over this process's stdio, both protocol eras, through the SDK's
  * `serveStdio(factory)`. When the client goes away, workers save and stop.
  */
-import process from "node:process";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Config } from "./config.ts";
+import { LineTransport } from "./line_transport.ts";
 import { createLogger, stderrSink } from "./log.ts";
 import { createSupervisor } from "./supervisor/create.ts";
 import { createServer } from "./supervisor/server.ts";
@@ -15,7 +15,13 @@ export async function stdioMode(config: Config): Promise<number> {
   const sup = createSupervisor(config, log);
   const session = `stdio-${crypto.randomUUID().slice(0, 8)}`;
   const done = Promise.withResolvers<void>();
+  const transport = new LineTransport({
+    readable: Deno.stdin.readable,
+    writable: Deno.stdout.writable,
+    answerBadInput: true,
+  });
   const handle = serveStdio(() => createServer(sup, session), {
+    transport,
     onerror: (err) => log.debug(`protocol: ${err.message}`),
   });
   let stopping = false;
@@ -28,8 +34,7 @@ export async function stdioMode(config: Config): Promise<number> {
     await handle.close().catch(() => {});
     done.resolve();
   };
-  process.stdin.on("end", () => void stop("stdin closed"));
-  process.stdin.on("close", () => void stop("stdin closed"));
+  void transport.ended.then(() => stop("stdin closed"));
   Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
   await done.promise;

@@ -101,6 +101,7 @@ export const listDatabases = defineTool({
       state: z.string(),
       progress: z.number().optional(),
       sessions: z.number(),
+      pid: z.number().optional().describe("Worker process id"),
       error: z.string().optional(),
     })),
   }),
@@ -238,6 +239,14 @@ export function decodeSample(args: { base64?: string | undefined; hex?: string |
   return out;
 }
 
+/** A file name safe to create in the sample folder: no separators, no dot runs, no leading dot. */
+export function sanitizeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  const safe = base.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.{2,}/g, ".").replace(/^\.+/, "")
+    .slice(0, 100);
+  return safe || "sample";
+}
+
 function tooBig(bytes: number): RemcpError {
   return new RemcpError(
     "InvalidArgument",
@@ -262,8 +271,7 @@ export const MANAGEMENT_TOOLS: ManagementTool[] = [
         throw new RemcpError("InvalidArgument", "The sample is empty", { param: "data" });
       }
       const dir = await sup.tempDir();
-      const safe = a.name.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_").slice(0, 100) ||
-        "sample";
+      const safe = sanitizeName(a.name);
       const path = join(dir, `${crypto.randomUUID().slice(0, 8)}-${safe}`);
       await Deno.writeFile(path, bytes, { mode: 0o600, createNew: true });
       try {
@@ -324,6 +332,7 @@ export const MANAGEMENT_TOOLS: ManagementTool[] = [
             ? { progress: d.status.progress }
             : {}),
           sessions: d.sessions.size,
+          ...(d.worker.alive ? { pid: d.worker.pid } : {}),
           ...(d.error ? { error: d.error.message } : {}),
         })),
       }),

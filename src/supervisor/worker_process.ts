@@ -8,7 +8,7 @@ import type { Logger } from "../log.ts";
 import { fromErrorPayload } from "../errors.ts";
 import type { ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
-import { ChildTransport } from "./child_transport.ts";
+import { LineTransport } from "../line_transport.ts";
 import { VERSION } from "../config.ts";
 
 /** How to start a worker: the production spawner runs `remcp worker …` with Deno.Command. */
@@ -85,7 +85,7 @@ export class WorkerProcess {
       ],
       opts.env,
     );
-    const transport = new ChildTransport({ stdin: child.stdin, stdout: child.stdout });
+    const transport = new LineTransport({ readable: child.stdout, writable: child.stdin });
     const client = new Client({ name: "remcp-supervisor", version: VERSION });
     const worker = new WorkerProcess(child, client, opts.log);
     void worker.#pumpStderr(child.stderr, opts.log.filePath(`worker-${opts.databaseId}`));

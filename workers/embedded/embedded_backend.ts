@@ -26,6 +26,13 @@ export function openEmbedded(
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
       const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
       db = { path, name: basename(path), bytes, sha256, options, header: sniff(bytes) };
+      // A debugging aid (documented in the README): hold the database in "analysing" so the
+      // Busy path can be exercised against a real worker.
+      const delay = Number(Deno.env.get("REMCP_DEBUG_ANALYSIS_DELAY_MS") ?? 0);
+      if (delay > 0) {
+        status = { state: "analysing", progress: 0, message: "delayed for debugging" };
+        await new Promise((r) => setTimeout(r, delay));
+      }
       status = { state: "ready", seconds: seconds() };
       env.log.info(`loaded ${path}`, { seconds: seconds() });
     } catch (err) {

@@ -1,0 +1,195 @@
+/**
+ * An MCP `Transport` over a pair of byte streams carrying newline-delimited JSON-RPC, as the
+ * stdio binding specifies: the server's own stdin/stdout, or a worker child's pipes (no
+ * `node:child_process`). Unlike the SDK's stdio transport it survives hostile input: a line that
+ * is not JSON gets a JSON-RPC parse error, and a line over the size limit is skipped and answered
+ * with an error for its request id, instead of closing the connection.
+ */
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+
+/** Options of {@link LineTransport}. */
+export interface LineTransportOptions {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+  /** Largest accepted line in bytes (default 128 MiB). */
+  maxLineBytes?: number;
+  /** Answer malformed and oversize requests with JSON-RPC errors (servers do; clients don't). */
+  answerBadInput?: boolean;
+}
+
+// open_data accepts 64 MiB, which is 128 MiB as hex: leave room for that plus the envelope.
+const DEFAULT_MAX_LINE = 160 * 1024 * 1024;
+const NL = 0x0a;
+
+/** JSON-RPC over newline-delimited byte streams. */
+export class LineTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+
+  #opts: LineTransportOptions;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #closed = false;
+  #encoder = new TextEncoder();
+  #decoder = new TextDecoder();
+  #writeChain: Promise<void> = Promise.resolve();
+  #ended = Promise.withResolvers<void>();
+  /** Settles when the connection ends (peer closed, or close() called), whoever owns onclose. */
+  readonly ended: Promise<void> = this.#ended.promise;
+
+  constructor(opts: LineTransportOptions) {
+    this.#opts = opts;
+  }
+
+  start(): Promise<void> {
+    this.#writer = this.#opts.writable.getWriter();
+    void this.#readLoop();
+    return Promise.resolve();
+  }
+
+  async #readLoop(): Promise<void> {
+    const max = this.#opts.maxLineBytes ?? DEFAULT_MAX_LINE;
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    let oversize = false;
+    let head: Uint8Array | undefined;
+    let tail: Uint8Array = new Uint8Array();
+    try {
+      for await (const chunk of this.#opts.readable) {
+        let start = 0;
+        while (start < chunk.length) {
+          const nl = chunk.indexOf(NL, start);
+          const end = nl === -1 ? chunk.length : nl;
+          const piece = chunk.subarray(start, end);
+          if (!oversize) {
+            if (size + piece.length > max) {
+              oversize = true;
+              head = concat(parts, size).subarray(0, 4096).slice();
+              parts = [];
+            } else {
+              parts.push(piece);
+              size += piece.length;
+            }
+          }
+          if (oversize) tail = lastBytes(tail, piece, 4096);
+          if (nl === -1) break;
+          if (oversize) this.#rejectOversize(head ?? new Uint8Array(), tail, max);
+          else this.#handleLine(concat(parts, size));
+          parts = [];
+          size = 0;
+          oversize = false;
+          head = undefined;
+          tail = new Uint8Array();
+          start = nl + 1;
+        }
+      }
+    } catch (err) {
+      if (!this.#closed) this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+    this.#finish();
+  }
+
+  #handleLine(bytes: Uint8Array): void {
+    const line = this.#decoder.decode(bytes).replace(/\r$/, "");
+    if (line.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.onerror?.(new Error(`Received a line that is not JSON: ${line.slice(0, 200)}`));
+      if (this.#opts.answerBadInput) {
+        void this.#write({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32700, message: "Parse error: not JSON" },
+        });
+      }
+      return;
+    }
+    if (typeof message !== "object" || message === null) {
+      if (this.#opts.answerBadInput) {
+        void this.#write({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid request: not an object" },
+        });
+      }
+      return;
+    }
+    try {
+      this.onmessage?.(message as JSONRPCMessage);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  #rejectOversize(head: Uint8Array, tail: Uint8Array, max: number): void {
+    this.onerror?.(new Error(`Skipped a message larger than ${max} bytes`));
+    if (!this.#opts.answerBadInput) return;
+    // The id sits near the start or the end of the message; without it, answer with id null.
+    const ends = this.#decoder.decode(head) + "\n" + this.#decoder.decode(tail);
+    const m = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*[,}]/.exec(ends);
+    const id = m ? JSON.parse(m[1]!) as string | number : null;
+    void this.#write({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32600,
+        message: `Request larger than ${max} bytes: send less data (open_data takes at most ` +
+          `64 MiB; put bigger files on disk and use open_database)`,
+      },
+    });
+  }
+
+  #write(message: unknown): Promise<void> {
+    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    // Serialize writes: concurrent writer.write calls must not interleave partial lines.
+    this.#writeChain = this.#writeChain.then(async () => {
+      if (this.#closed || !this.#writer) throw new Error("Transport is closed");
+      await this.#writer.write(bytes);
+    });
+    return this.#writeChain;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#writeChain.catch(() => {});
+    try {
+      await this.#writer?.close();
+    } catch {
+      // The peer may already be gone; closing is best effort.
+    }
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ended.resolve();
+    this.onclose?.();
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function lastBytes(prev: Uint8Array, piece: Uint8Array, n: number): Uint8Array {
+  if (piece.length >= n) return piece.slice(piece.length - n);
+  const keep = Math.min(prev.length, n - piece.length);
+  const out = new Uint8Array(keep + piece.length);
+  out.set(prev.subarray(prev.length - keep), 0);
+  out.set(piece, keep);
+  return out;
+}
