@@ -1,9 +1,24 @@
 /** Builds a Supervisor with every meta-tool wired in. */
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { Supervisor } from "./supervisor.ts";
+import type { ToolSpec } from "../protocol/catalog/spec.ts";
+import { type LocalHandler, Supervisor } from "./supervisor.ts";
+import { searchToolsHandler, searchToolsSpec } from "../meta/search_tools.ts";
+import { getSchemaHandler, getSchemaSpec } from "../meta/get_schema.ts";
+import { callHandler, callSpec } from "../meta/call.ts";
+import { batchHandler, batchSpec } from "../meta/batch.ts";
+
+/** The meta-tools, in listing order. */
+export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
+  return [
+    { spec: searchToolsSpec, handler: searchToolsHandler },
+    { spec: getSchemaSpec, handler: getSchemaHandler },
+    { spec: callSpec, handler: callHandler },
+    { spec: batchSpec, handler: batchHandler },
+  ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
+}
 
 /** The production supervisor for `config`. */
 export function createSupervisor(config: Config, log: Logger): Supervisor {
-  return new Supervisor({ config, log, metaTools: [] });
+  return new Supervisor({ config, log, metaTools: metaTools() });
 }

@@ -174,7 +174,7 @@ export class Supervisor {
       });
     }
     const db = this.pool.resolve(dbArg ?? undefined, ctx.session);
-    if (!backendHas(db.backend, name)) {
+    if (!backendHas(db.backend, name) || !db.worker.tools.has(name)) {
       throw new RemcpError(
         "Unsupported",
         `${name} is not available on the ${db.backend} backend; backends that have it: ${

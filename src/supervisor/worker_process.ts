@@ -46,6 +46,8 @@ export class WorkerProcess {
   #exitCode: number | null = null;
   #signal: string | null = null;
   #log: Logger;
+  /** Tools the worker serves (from its tools/list). */
+  tools = new Set<string>();
 
   private constructor(child: Deno.ChildProcess, client: Client, log: Logger) {
     this.#child = child;
@@ -103,6 +105,17 @@ export class WorkerProcess {
         `The ${opts.backend} worker did not start: ${(err as Error).message}; ` +
           `its last output: ${worker.stderrTail().slice(-5).join(" | ") || "(none)"}`,
         { backend: opts.backend, stderr: worker.stderrTail() },
+      );
+    }
+    try {
+      const listed = await client.listTools();
+      worker.tools = new Set(listed.tools.map((t) => t.name));
+    } catch (err) {
+      worker.kill();
+      throw new RemcpError(
+        "OpenFailed",
+        `The ${opts.backend} worker did not list its tools: ${(err as Error).message}`,
+        {},
       );
     }
     return worker;

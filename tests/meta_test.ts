@@ -1,0 +1,117 @@
+/** End-to-end: search_tools, get_schema, call and batch through the real server. */
+import assert from "node:assert/strict";
+import { fails, fixture, ok, startRemcp } from "./_harness.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test("search_tools finds hidden tools with TypeScript signatures", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const r = await ok(h.client, "search_tools", { pattern: "segment" });
+    const items = r.items as { name: string; signature: string; listed: boolean }[];
+    const seg = items.find((i) => i.name === "list_segments");
+    assert.ok(seg, "list_segments found");
+    assert.equal(seg.listed, false);
+    assert.match(seg.signature, /^list_segments\(\{.*database\?: string/);
+    const full = await ok(h.client, "search_tools", { pattern: "^list_segments$", detail: "full" });
+    const f = (full.items as { signature: string; description: string }[])[0]!;
+    assert.match(f.signature, /^invoke\("list_segments", args: .*\): Promise<\{items: /);
+    assert.ok(f.description.length > 20);
+    const bad = await fails(h.client, "search_tools", { pattern: "(a+)+" });
+    assert.equal(bad.error_type, "InvalidArgument");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("get_schema returns JSON Schemas and the execute declaration", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const r = await ok(h.client, "get_schema", { names: ["read_bytes", "open_database"] });
+    const [rb, od] = r.items as {
+      name: string;
+      input_schema: { properties: Record<string, unknown>; required: string[] };
+      typescript: string;
+    }[];
+    assert.ok(rb!.input_schema.properties.address);
+    assert.ok(rb!.input_schema.properties.database, "routed tools gain database");
+    assert.deepEqual(rb!.input_schema.required.sort(), ["address", "size"]);
+    assert.match(rb!.typescript, /invoke\("read_bytes", args: \{address: string \| number/);
+    assert.ok(!od!.input_schema.properties.database);
+    const missing = await fails(h.client, "get_schema", { names: ["nope"] });
+    assert.equal(missing.error_type, "NotFound");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("call runs hidden tools and refuses management and meta tools", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    await ok(h.client, "open_database", { path: fixture("elf_x86_64_gcc_O2") });
+    await ok(h.client, "wait_for_analysis");
+    const info = await ok(h.client, "call", { name: "get_database_info", arguments: {} });
+    assert.equal(info.format, "elf");
+    const mgmt = await fails(h.client, "call", { name: "close_database", arguments: {} });
+    assert.equal(mgmt.error_type, "InvalidArgument");
+    assert.match(mgmt.error, /cannot be called through call/);
+    const meta = await fails(h.client, "call", { name: "batch", arguments: { calls: [] } });
+    assert.equal(meta.error_type, "InvalidArgument");
+    const unknown = await fails(h.client, "call", { name: "no_such_tool" });
+    assert.equal(unknown.error_type, "InvalidArgument");
+    // The inner tool's own errors come back unchanged.
+    const inner = await fails(h.client, "call", {
+      name: "get_database_info",
+      arguments: { database: "ghost" },
+    });
+    assert.equal(inner.error_type, "NoDatabase");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("batch runs calls in order with per-item results, errors and progress", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    await ok(h.client, "open_database", { path: fixture("elf_x86_64_gcc_O2") });
+    await ok(h.client, "wait_for_analysis");
+    const progress: number[] = [];
+    const r = await h.client.callTool({
+      name: "batch",
+      arguments: {
+        calls: [
+          { tool: "get_database_info" },
+          { tool: "get_database_info", arguments: { database: "ghost" } },
+          { tool: "open_database", arguments: { path: "/bin/ls" } },
+          { tool: "get_database_info" },
+        ],
+      },
+    }, { onprogress: (p) => progress.push(p.progress) });
+    const sc = r.structuredContent as {
+      results: { index: number; result?: unknown; error?: { error_type: string } }[];
+      completed: number;
+      failed: number;
+    };
+    assert.deepEqual(sc.results.map((x) => x.index), [0, 1, 2, 3]);
+    assert.ok(sc.results[0]!.result);
+    assert.equal(sc.results[1]!.error?.error_type, "NoDatabase");
+    assert.equal(sc.results[2]!.error?.error_type, "InvalidArgument");
+    assert.equal(sc.completed, 2);
+    assert.equal(sc.failed, 2);
+    assert.ok(progress.length >= 4, "progress between items");
+    const stop = await ok(h.client, "batch", {
+      calls: [{ tool: "get_database_info", arguments: { database: "ghost" } }, {
+        tool: "get_database_info",
+      }],
+      stop_on_error: true,
+    });
+    assert.equal((stop.results as unknown[]).length, 1);
+    assert.equal(stop.stopped, true);
+    const tooMany = await fails(h.client, "batch", {
+      calls: Array.from({ length: 101 }, () => ({ tool: "get_database_info" })),
+    });
+    assert.equal(tooMany.error_type, "InvalidArgument");
+  } finally {
+    await h.close();
+  }
+});
