@@ -30,6 +30,7 @@ export const GUEST_PRELUDE = String.raw`
   const defineProperty = Object.defineProperty;
   const apply = Reflect.apply;
   const promiseReject = Promise.reject;
+  const trimEnd = String.prototype.trimEnd;
   const PromiseCtor = Promise;
   const reject = (e) => apply(promiseReject, PromiseCtor, [e]);
 
@@ -47,7 +48,8 @@ export const GUEST_PRELUDE = String.raw`
     try {
       if (v instanceof ErrorCtor) {
         const head = StringCtor(v.name) + ": " + StringCtor(v.message);
-        return typeof v.stack === "string" && v.stack !== "" ? head + "\n" + v.stack : head;
+        const stack = typeof v.stack === "string" ? apply(trimEnd, v.stack, []) : "";
+        return stack === "" ? head : head + "\n" + stack;
       }
       if (typeof v === "function") return "[Function " + (v.name || "anonymous") + "]";
       if (typeof v === "bigint") return StringCtor(v) + "n";

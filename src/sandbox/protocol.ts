@@ -88,26 +88,16 @@ export type InvokeResultMessage = z.infer<typeof invokeResultSchema>;
 
 const cancelSchema = z.object({ type: z.literal("cancel"), id: z.string() });
 
-const parentMessageSchema = z.union([runSchema, invokeResultSchema, cancelSchema]);
+const parentMessageSchema = z.discriminatedUnion("type", [
+  runSchema,
+  invokeResultSchema,
+  cancelSchema,
+]);
 
 /** Any message the parent sends. */
 export type ParentMessage = z.infer<typeof parentMessageSchema>;
 
-const childMessageSchema = z.union([
-  z.object({ type: z.literal("ready"), pid: z.number(), loadMs: z.number() }),
-  z.object({
-    type: z.literal("invoke"),
-    runId: z.string(),
-    callId: z.number(),
-    name: z.string(),
-    args: z.record(z.string(), z.unknown()),
-  }),
-  z.object({
-    type: z.literal("log"),
-    runId: z.string(),
-    level: z.enum(LOG_LEVELS),
-    text: z.string(),
-  }),
+const doneSchema = z.discriminatedUnion("ok", [
   z.object({
     type: z.literal("done"),
     id: z.string(),
@@ -122,6 +112,24 @@ const childMessageSchema = z.union([
     error: errorSchema,
     stats: statsSchema,
   }),
+]);
+
+const childMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready"), pid: z.number(), loadMs: z.number() }),
+  z.object({
+    type: z.literal("invoke"),
+    runId: z.string(),
+    callId: z.number(),
+    name: z.string(),
+    args: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    type: z.literal("log"),
+    runId: z.string(),
+    level: z.enum(LOG_LEVELS),
+    text: z.string(),
+  }),
+  doneSchema,
 ]);
 
 /** Any message the child sends. */

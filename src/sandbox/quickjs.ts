@@ -14,7 +14,6 @@ import {
 } from "quickjs-emscripten-core";
 import baseVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import wasmBytes from "@jitl/quickjs-ng-wasmfile-release-sync/wasm" with { type: "bytes" };
-import { GUEST_PRELUDE } from "./guest_prelude.ts";
 import { type Limits, MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
 import type { GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
 import { runScript } from "./_run_script.ts";
@@ -88,10 +87,30 @@ export class SandboxEngine {
       initial: 256,
       maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
     });
-    const variant = newVariant(baseVariant, { wasmModule: this.#module, wasmMemory: memory });
+    const variant = newVariant(syncVariant(baseVariant), {
+      wasmModule: this.#module,
+      wasmMemory: memory,
+    });
     const module = await newQuickJSWASMModuleFromVariant(variant);
     const runtime = module.newRuntime();
     runtime.setMaxStackSize(MAX_STACK_BYTES);
     return { runtime, memory };
   }
+}
+
+type SyncVariant = Extract<Parameters<typeof newVariant>[0], { type: "sync" }>;
+
+/**
+ * The variant package's CommonJS type declarations make its default export look like the module
+ * namespace; at run time it is the variant object. This checks that and narrows the type.
+ */
+function syncVariant(value: unknown): SyncVariant {
+  if (
+    typeof value === "object" && value !== null && "type" in value && value.type === "sync" &&
+    "importFFI" in value && typeof value.importFFI === "function" &&
+    "importModuleLoader" in value && typeof value.importModuleLoader === "function"
+  ) {
+    return value as SyncVariant;
+  }
+  throw new TypeError("The QuickJS variant package did not export a sync variant");
 }

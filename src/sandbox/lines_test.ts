@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { readLines } from "./lines.ts";
+
+function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return ReadableStream.from(chunks.map((c) => encoder.encode(c)));
+}
+
+Deno.test("readLines() joins lines split across chunks and keeps a final unterminated line", async () => {
+  const lines: string[] = [];
+  for await (const line of readLines(streamOf(['{"a":', '1}\n{"b"', ":2}\n\nta", "il"]))) {
+    lines.push(line);
+  }
+  assert.deepEqual(lines, ['{"a":1}', '{"b":2}', "", "tail"]);
+});
+
+Deno.test("readLines() does not split a multi-byte character cut between chunks", async () => {
+  const bytes = new TextEncoder().encode("é\n");
+  const stream = ReadableStream.from([bytes.subarray(0, 1), bytes.subarray(1)]);
+  const lines: string[] = [];
+  for await (const line of readLines(stream)) lines.push(line);
+  assert.deepEqual(lines, ["é"]);
+});

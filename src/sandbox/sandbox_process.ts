@@ -1,0 +1,107 @@
+/**
+ * The parent's side of one sandbox process: reads its protocol lines, hands each message to the
+ * run in progress, and notices when the process goes away.
+ */
+import { readLines } from "./lines.ts";
+import { type ChildMessage, type ParentMessage, parseChildMessage } from "./protocol.ts";
+import type { ChildExit, SandboxChild } from "./sandbox_child.ts";
+
+/** The messages one run receives, and the process ending under it. */
+export interface RunListener {
+  onMessage(message: Exclude<ChildMessage, { type: "ready" }>): void;
+  onExit(exit: ChildExit, stderr: string): void;
+}
+
+/** A sandbox process and its protocol client. */
+export class SandboxProcess {
+  readonly #child: SandboxChild;
+  /** Resolves when the child reports ready; rejects if it ends first. */
+  readonly ready: Promise<void>;
+  /** Settles when the process has exited. */
+  readonly exited: Promise<ChildExit>;
+  #listener: RunListener | undefined;
+  #alive = true;
+  #broken: string | undefined;
+  #outbox: string[] = [];
+
+  constructor(child: SandboxChild) {
+    this.#child = child;
+    let markReady: () => void = () => {};
+    let failReady: (err: Error) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    // A failed start is reported through run(); nobody may be listening here yet.
+    this.ready.catch(() => {});
+    this.exited = this.#pump(markReady).then(async () => {
+      const exit = await child.exited;
+      this.#alive = false;
+      const stderr = this.stderrTail();
+      failReady(new Error(describeExit(exit, stderr)));
+      this.#listener?.onExit(exit, stderr);
+      this.#listener = undefined;
+      return exit;
+    });
+  }
+
+  /** Whether the process is still running. */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Routes this process's run messages to `listener` (one run at a time), or stops routing. */
+  listen(listener: RunListener | undefined): void {
+    this.#listener = listener;
+  }
+
+  /** Sends one message; a process that is gone is noticed through `exited`, not here. */
+  send(message: ParentMessage): void {
+    if (!this.#alive) return;
+    this.#outbox.push(JSON.stringify(message));
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+  }
+
+  /** Writes queued messages as one chunk: answers to a burst of invokes go out together. */
+  #flush(): void {
+    const lines = this.#outbox.join("\n");
+    this.#outbox = [];
+    if (this.#alive) this.#child.write(lines).catch(() => {});
+  }
+
+  /** Kills the process (SIGKILL). */
+  kill(): void {
+    this.#child.kill();
+  }
+
+  /** The child's recent stderr. */
+  stderrTail(): string {
+    const tail = this.#child.stderrTail();
+    return this.#broken ? `[it broke the protocol: ${this.#broken}] ${tail}` : tail;
+  }
+
+  async #pump(markReady: () => void): Promise<void> {
+    try {
+      for await (const line of readLines(this.#child.stdout)) {
+        if (line === "") continue;
+        const message = parseChildMessage(line);
+        if (typeof message === "string") {
+          // A child that breaks the protocol cannot be trusted with another run.
+          this.#broken ??= message.slice(0, 500);
+          this.#child.kill();
+          continue;
+        }
+        if (message.type === "ready") markReady();
+        else this.#listener?.onMessage(message);
+      }
+    } catch {
+      // The pipe broke with the process; exited reports the rest.
+    }
+  }
+}
+
+/** A sentence about how a sandbox process ended, with its stderr. */
+export function describeExit(exit: ChildExit, stderr: string): string {
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  return `The sandbox process ${how}` + (stderr ? `; its stderr ends with: ${stderr}` : "");
+}
