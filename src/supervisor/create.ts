@@ -7,6 +7,7 @@ import { searchToolsHandler, searchToolsSpec } from "../meta/search_tools.ts";
 import { getSchemaHandler, getSchemaSpec } from "../meta/get_schema.ts";
 import { callHandler, callSpec } from "../meta/call.ts";
 import { batchHandler, batchSpec } from "../meta/batch.ts";
+import { executeHandler, executeSpec } from "../meta/execute.ts";
 
 /** The meta-tools, in listing order. */
 export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
@@ -15,6 +16,7 @@ export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
     { spec: getSchemaSpec, handler: getSchemaHandler },
     { spec: callSpec, handler: callHandler },
     { spec: batchSpec, handler: batchHandler },
+    { spec: executeSpec, handler: executeHandler },
   ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
 }
 

@@ -5,7 +5,6 @@
  */
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { VERSION } from "../config.ts";
-import { inputJsonSchema, outputJsonSchema } from "../protocol/validate.ts";
 import type { CallContext, Supervisor } from "./supervisor.ts";
 import { PROMPTS, renderPrompt } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
@@ -61,10 +60,7 @@ export function createServer(sup: Supervisor, session: string): Server {
       },
     };
     const result = await sup.callTool(name, request.params.arguments, cctx);
-    return server.projectCallToolResult(
-      result as never,
-      outputJsonSchema(entry.spec.output),
-    ) as never;
+    return server.projectCallToolResult(result as never, sup.outputSchema(entry)) as never;
   });
 
   server.setRequestHandler("resources/list", () => ({ resources: listResources(sup) as never }));
@@ -99,8 +95,8 @@ export function listTools(sup: Supervisor): Record<string, unknown>[] {
     out.push({
       name: entry.spec.name,
       description: entry.spec.description,
-      inputSchema: inputJsonSchema(sup.routedInput(entry)),
-      outputSchema: outputJsonSchema(entry.spec.output),
+      inputSchema: sup.inputSchema(entry),
+      outputSchema: sup.outputSchema(entry),
       annotations: entry.spec.annotations,
     });
   }

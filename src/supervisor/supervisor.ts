@@ -8,13 +8,14 @@ import { RemcpError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { errorResult, fitToCap, okResult, type ToolResult } from "../protocol/results.ts";
-import { parseArguments } from "../protocol/validate.ts";
+import { inputJsonSchema, outputJsonSchema, parseArguments } from "../protocol/validate.ts";
 import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
 import { WorkerPool } from "./pool.ts";
 import type { Spawner } from "./worker_process.ts";
 import { MANAGEMENT_TOOLS } from "./management.ts";
 import { backendHas, backendsWith } from "./backends.ts";
+import { SandboxPool } from "../sandbox/pool.ts";
 
 /** Who is calling and how to report progress. */
 export interface CallContext {
@@ -58,7 +59,12 @@ export class Supervisor {
   readonly pool: WorkerPool;
   readonly entries = new Map<string, CatalogEntry>();
   #tempDir: string | undefined;
+  #sandbox: SandboxPool | undefined;
   #routedInputs = new Map<string, z.ZodObject>();
+  #jsonSchemas = new Map<
+    string,
+    { input: Record<string, unknown>; output: Record<string, unknown> }
+  >();
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -109,6 +115,34 @@ export class Supervisor {
       this.#routedInputs.set(entry.spec.name, s);
     }
     return s;
+  }
+
+  #schemas(entry: CatalogEntry) {
+    let s = this.#jsonSchemas.get(entry.spec.name);
+    if (!s) {
+      s = {
+        input: inputJsonSchema(this.routedInput(entry)),
+        output: outputJsonSchema(entry.spec.output),
+      };
+      this.#jsonSchemas.set(entry.spec.name, s);
+    }
+    return s;
+  }
+
+  /** The JSON Schema of what a client passes (computed once per tool). */
+  inputSchema(entry: CatalogEntry): Record<string, unknown> {
+    return this.#schemas(entry).input;
+  }
+
+  /** The JSON Schema of a tool's result (computed once per tool). */
+  outputSchema(entry: CatalogEntry): Record<string, unknown> {
+    return this.#schemas(entry).output;
+  }
+
+  /** The sandbox pool, started on first use. */
+  sandbox(): SandboxPool {
+    this.#sandbox ??= new SandboxPool({ size: 2 });
+    return this.#sandbox;
   }
 
   /** A private 0700 folder for open_data samples, made on first use. */
@@ -192,7 +226,7 @@ export class Supervisor {
 
   /** Stops every worker and removes temporary files. */
   async shutdown(): Promise<void> {
-    await this.pool.shutdown();
+    await Promise.all([this.pool.shutdown(), this.#sandbox?.close()]);
     if (this.#tempDir) await Deno.remove(this.#tempDir, { recursive: true }).catch(() => {});
   }
 }

@@ -108,7 +108,9 @@ export class WorkerProcess {
       );
     }
     try {
-      const listed = await client.listTools();
+      // The per-page form (explicit cursor) skips the SDK's response cache, and with it the
+      // client-side output validation of every later call: the worker already checks its own.
+      const listed = await client.listTools({ cursor: "" });
       worker.tools = new Set(listed.tools.map((t) => t.name));
     } catch (err) {
       worker.kill();

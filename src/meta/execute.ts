@@ -1,0 +1,94 @@
+/**
+ * `execute`: run model-written JavaScript in the QuickJS sandbox, where the only way out is
+ * `await invoke(tool, args)`. Every invoke goes through the same routing, validation and output
+ * cap as a direct call.
+ */
+import { z } from "zod";
+import { fromErrorPayload, RemcpError } from "../errors.ts";
+import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
+import type { LocalHandler } from "../supervisor/supervisor.ts";
+import { shrinkValue } from "./shrink.ts";
+
+/** Longest script run. */
+export const MAX_EXECUTE_SECONDS = 600;
+
+export const executeSpec = defineTool({
+  name: "execute",
+  description: "Run JavaScript in a sandbox that can call tools: `await invoke(name, args)` " +
+    "returns a tool's result object (or throws an Error with .code and .detail). Returns the " +
+    "value of the last expression or `return`, plus console output.\n" +
+    "Use it to chain many calls in one round trip and return only what matters. `database` " +
+    "is filled in from execute's argument unless args give one; Promise.all over databases " +
+    "runs in parallel. No fetch, timers, files or imports. Limits: 64 MiB, timeout_s " +
+    "(default 60, max 600), 10,000 invokes, 64 KiB of logs.",
+  input: z.strictObject({
+    code: z.string().min(1).max(1_000_000).describe("JavaScript; top-level await works"),
+    database: z.string().min(1).max(128).optional().describe("Default database for invoke"),
+    timeout_s: z.number().min(0.1).max(MAX_EXECUTE_SECONDS).optional(),
+  }),
+  output: z.object({
+    result: z.unknown(),
+    logs: z.string().optional(),
+    invokes: z.number(),
+    seconds: z.number(),
+    truncated: z.boolean().optional(),
+    warnings: z.array(z.object({ code: z.string(), message: z.string() })).optional(),
+  }),
+  annotations: OPEN_WORLD,
+  tags: ["meta", "script", "pipeline"],
+});
+
+export const executeHandler: LocalHandler = async (sup, args, ctx) => {
+  const a = args as z.output<typeof executeSpec.input>;
+  if (a.database !== undefined) sup.pool.resolve(a.database, ctx.session);
+  const timeoutMs = (a.timeout_s ?? 60) * 1000;
+  let invokes = 0;
+  const run = await sup.sandbox().run(a.code, {
+    globals: a.database !== undefined ? { database: a.database } : {},
+    timeoutMs,
+    signal: ctx.signal,
+    // Results up to 16 MiB come back and are cut to the output cap structurally; beyond that,
+    // the script is told to return less.
+    limits: { cpuMs: timeoutMs, maxOutputBytes: 16 * 1024 * 1024 },
+    invoke: async (name, invokeArgs, signal) => {
+      invokes++;
+      const callArgs = { ...invokeArgs };
+      if (callArgs.database === undefined && a.database !== undefined) {
+        callArgs.database = a.database;
+      }
+      const entry = sup.find(name);
+      if (entry && entry.kind !== "worker") delete callArgs.database;
+      const r = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
+      if (r.isError) {
+        throw fromErrorPayload(r.structuredContent) ??
+          new RemcpError("Internal", `${name} failed`, {});
+      }
+      ctx.progress(invokes, undefined, `${invokes} invokes`);
+      return r.structuredContent;
+    },
+  });
+  if (!run.ok) {
+    run.error.detail.logs = run.logs.slice(-4096);
+    throw run.error;
+  }
+  const notes: string[] = [];
+  // Leave room for logs and the envelope inside the output cap.
+  const logs = run.logs.length > 0 ? run.logs : undefined;
+  const budget = Math.max(1024, sup.config.maxOutputBytes - (logs?.length ?? 0) - 512);
+  const result = shrinkValue(run.result ?? null, budget, notes);
+  const out: Record<string, unknown> = {
+    result,
+    invokes: run.stats.invokes,
+    seconds: Math.round(run.stats.wallMs) / 1000,
+  };
+  if (logs) out.logs = logs;
+  if (notes.length > 0) {
+    out.truncated = true;
+    out.warnings = [{
+      code: "truncated",
+      message: `The result was cut to fit the output cap: ${notes.slice(0, 5).join("; ")}. ` +
+        `Return less (aggregate or page inside the script)`,
+    }];
+  }
+  return out;
+};
