@@ -2,14 +2,13 @@
  * One worker child process and the MCP client that talks to it. Keeps the last lines of the
  * worker's stderr (for crash reports) and copies them to the log.
  */
-import { Client } from "@modelcontextprotocol/client";
 import { RemcpError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { fromErrorPayload } from "../errors.ts";
 import type { ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
-import { VERSION } from "../config.ts";
+import { RpcClient } from "./rpc_client.ts";
 
 /** How to start a worker: the production spawner runs `remcp worker …` with Deno.Command. */
 export type Spawner = (args: string[], env: Record<string, string>) => Deno.ChildProcess;
@@ -40,7 +39,7 @@ export class WorkerProcess {
   readonly pid: number;
   readonly exited: Promise<Deno.CommandStatus>;
   #child: Deno.ChildProcess;
-  #client: Client;
+  #client: RpcClient;
   #stderr: string[] = [];
   #alive = true;
   #exitCode: number | null = null;
@@ -49,7 +48,7 @@ export class WorkerProcess {
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
 
-  private constructor(child: Deno.ChildProcess, client: Client, log: Logger) {
+  private constructor(child: Deno.ChildProcess, client: RpcClient, log: Logger) {
     this.#child = child;
     this.#client = client;
     this.#log = log;
@@ -88,12 +87,12 @@ export class WorkerProcess {
       opts.env,
     );
     const transport = new LineTransport({ readable: child.stdout, writable: child.stdin });
-    const client = new Client({ name: "remcp-supervisor", version: VERSION });
+    const client = new RpcClient(transport);
     const worker = new WorkerProcess(child, client, opts.log);
     void worker.#pumpStderr(child.stderr, opts.log.filePath(`worker-${opts.databaseId}`));
     try {
       await Promise.race([
-        client.connect(transport),
+        client.connect(60_000),
         worker.exited.then((s) => {
           throw new Error(`worker exited during startup (code ${s.code})`);
         }),
@@ -108,9 +107,9 @@ export class WorkerProcess {
       );
     }
     try {
-      // The per-page form (explicit cursor) skips the SDK's response cache, and with it the
-      // client-side output validation of every later call: the worker already checks its own.
-      const listed = await client.listTools({ cursor: "" });
+      const listed = await client.request("tools/list", {}, { timeoutMs: 60_000 }) as {
+        tools: { name: string }[];
+      };
       worker.tools = new Set(listed.tools.map((t) => t.name));
     } catch (err) {
       worker.kill();
@@ -180,20 +179,10 @@ export class WorkerProcess {
   ): Promise<ToolResult> {
     if (!this.#alive) throw this.crashError();
     try {
-      const result = await this.#client.callTool({ name, arguments: args }, {
-        timeout: options.timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress
-          ? {
-            onprogress: (p) =>
-              options.onprogress?.({
-                progress: p.progress,
-                ...(p.total !== undefined ? { total: p.total } : {}),
-                ...(p.message !== undefined ? { message: p.message } : {}),
-              }),
-            resetTimeoutOnProgress: true,
-          }
-          : {}),
+      const result = await this.#client.request("tools/call", { name, arguments: args }, {
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        onprogress: options.onprogress,
       });
       return result as ToolResult;
     } catch (err) {
