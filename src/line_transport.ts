@@ -15,6 +15,8 @@ export interface LineTransportOptions {
   maxLineBytes?: number;
   /** Answer malformed and oversize requests with JSON-RPC errors (servers do; clients don't). */
   answerBadInput?: boolean;
+  /** Sees each message first; returning true consumes it (a fast path beside the SDK). */
+  intercept?: (message: Record<string, unknown>) => boolean;
 }
 
 // open_data accepts 64 MiB, which is 128 MiB as hex: leave room for that plus the envelope.
@@ -117,6 +119,7 @@ export class LineTransport implements Transport {
       return;
     }
     try {
+      if (this.#opts.intercept?.(message as Record<string, unknown>)) return;
       this.onmessage?.(message as JSONRPCMessage);
     } catch (err) {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));

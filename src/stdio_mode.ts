@@ -5,6 +5,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Config } from "./config.ts";
 import { LineTransport } from "./line_transport.ts";
+import { fastToolCalls } from "./fast_calls.ts";
 import { createLogger, stderrSink } from "./log.ts";
 import { createSupervisor } from "./supervisor/create.ts";
 import { createServer } from "./supervisor/server.ts";
@@ -15,10 +16,14 @@ export async function stdioMode(config: Config): Promise<number> {
   const sup = createSupervisor(config, log);
   const session = `stdio-${crypto.randomUUID().slice(0, 8)}`;
   const done = Promise.withResolvers<void>();
-  const transport = new LineTransport({
+  const transport: LineTransport = new LineTransport({
     readable: Deno.stdin.readable,
     writable: Deno.stdout.writable,
     answerBadInput: true,
+    intercept: fastToolCalls((name, args, ctx) => {
+      if (!sup.find(name)) return undefined;
+      return sup.callTool(name, args, { ...ctx, session, via: "client" });
+    }, () => transport),
   });
   const handle = serveStdio(() => createServer(sup, session), {
     transport,

@@ -2,13 +2,16 @@
  * `remcp worker --backend B [--options JSON] PATH`: a complete single-database MCP server over
  * stdio, so it can be driven by the supervisor or by any MCP client for debugging.
  */
-import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { loadConfig, VERSION } from "../src/config.ts";
 import { createLogger, stderrSink } from "../src/log.ts";
 import { openBackend } from "./backends.ts";
-import { createToolServer } from "./tool_server.ts";
+import { createToolServer, runTool } from "./tool_server.ts";
+import { fastToolCalls } from "../src/fast_calls.ts";
+import { internalTools } from "./internal_tools.ts";
+import type { ToolImpl } from "./backend.ts";
+import { LineTransport } from "../src/line_transport.ts";
 
 /** Runs the worker until its stdin closes or it is told to stop. */
 export async function workerMain(args: string[]): Promise<number> {
@@ -44,15 +47,26 @@ export async function workerMain(args: string[]): Promise<number> {
   }
   const backend = openBackend(values.backend, path, options, { config, log });
   const closed = Promise.withResolvers<void>();
-  const handle = serveStdio(
-    () =>
-      createToolServer(backend, {
-        version: VERSION,
-        maxOutputBytes: config.maxOutputBytes,
-        checkOutput: config.checkOutput,
-      }),
-    { onerror: (err) => log.debug(`protocol: ${err.message}`) },
-  );
+  const serverOptions = {
+    version: VERSION,
+    maxOutputBytes: config.maxOutputBytes,
+    checkOutput: config.checkOutput,
+  };
+  const tools = new Map<string, ToolImpl>();
+  for (const t of [...backend.tools(), ...internalTools(backend)]) tools.set(t.spec.name, t);
+  const transport: LineTransport = new LineTransport({
+    readable: Deno.stdin.readable,
+    writable: Deno.stdout.writable,
+    answerBadInput: true,
+    intercept: fastToolCalls((name, args, ctx) => {
+      const tool = tools.get(name);
+      return tool ? runTool(backend, tool, args, ctx, serverOptions) : undefined;
+    }, () => transport),
+  });
+  const handle = serveStdio(() => createToolServer(backend, serverOptions), {
+    transport,
+    onerror: (err) => log.debug(`protocol: ${err.message}`),
+  });
   const stop = async (why: string) => {
     log.info(`stopping: ${why}`);
     try {
@@ -64,7 +78,7 @@ export async function workerMain(args: string[]): Promise<number> {
     closed.resolve();
   };
   Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
-  process.stdin.on("end", () => void stop("stdin closed"));
+  void transport.ended.then(() => stop("stdin closed"));
   await closed.promise;
   await handle.close().catch(() => {});
   return 0;

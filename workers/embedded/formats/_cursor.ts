@@ -72,6 +72,24 @@ export class Cursor {
     return result;
   }
 
+  /**
+   * ULEB128 taken modulo 2^64 as a signed 64-bit value: dyld opcode streams encode negative
+   * address steps this way.
+   */
+  ulebWrapping(): number {
+    const start = this.pos;
+    let v = 0n;
+    let shift = 0n;
+    for (;;) {
+      const b = this.u8();
+      v |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) break;
+      shift += 7n;
+      if (shift > 70n) throw malformed("ULEB128 value is too long", start);
+    }
+    return Number(BigInt.asIntN(64, v));
+  }
+
   /** Signed LEB128. */
   sleb(): number {
     const start = this.pos;

@@ -43,6 +43,7 @@ export const DT_VERNEEDNUM = 0x6fffffff;
 export const DT_MIPS_LOCAL_GOTNO = 0x7000000a;
 export const DT_MIPS_SYMTABNO = 0x70000011;
 export const DT_MIPS_GOTSYM = 0x70000013;
+export const DT_PPC64_GLINK = 0x70000000;
 
 const MAX_DYNAMIC = 100_000;
 const MAX_VERNEED = 10_000;

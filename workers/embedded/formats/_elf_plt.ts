@@ -69,11 +69,11 @@ function aarch64(word: (i: number) => number): StubDecoder {
   return (code, addr, _entry, _got, report) => {
     for (let i = 0; i + 8 <= code.length; i += 4) {
       const w = word(i);
-      if ((w & 0x9f000000) !== 0x90000000) continue;
+      if ((w & 0x9f000000) >>> 0 !== 0x90000000) continue;
       const rd = w & 0x1f;
       const w2 = word(i + 4);
-      const isLdr64 = (w2 & 0xffc00000) === 0xf9400000;
-      const isLdr32 = (w2 & 0xffc00000) === 0xb9400000;
+      const isLdr64 = (w2 & 0xffc00000) >>> 0 === 0xf9400000;
+      const isLdr32 = (w2 & 0xffc00000) >>> 0 === 0xb9400000;
       if ((!isLdr64 && !isLdr32) || ((w2 >>> 5) & 0x1f) !== rd) continue;
       let imm = (((w >>> 5) & 0x7ffff) << 2) | ((w >>> 29) & 3);
       if (imm & 0x100000) imm -= 0x200000;
@@ -110,7 +110,8 @@ function arm(word: (i: number) => number): StubDecoder {
       if ((ld & 0x0f7ff000) !== 0x053cf000) continue;
       const off = ld & 0xfff;
       const slot = (ip + ((ld & 0x00800000) ? off : -off)) >>> 0;
-      const stub = i >= 4 && word(i - 4) === 0x46c04778 ? addr + i - 4 : addr + i;
+      // A Thumb caller enters through `bx pc` (+ `nop` or `b.n`) just before the ARM code.
+      const stub = i >= 4 && (word(i - 4) & 0xffff) === 0x4778 ? addr + i - 4 : addr + i;
       report(slot, stub);
       i = j;
     }

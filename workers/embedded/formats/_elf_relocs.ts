@@ -3,15 +3,12 @@
 import { type ElfContext, EM_MIPS, MAX_TABLE_ENTRIES } from "./_elf_types.ts";
 import { malformed } from "./_reader.ts";
 
-/** A relocation as stored, before symbol lookup. */
-export interface RawReloc {
-  address: number;
-  type: number;
-  /** Symbol-table index; 0 for none. */
-  sym: number;
-  /** Explicit addend (RELA), or undefined for REL. */
-  addend?: number;
-}
+/**
+ * Receives one relocation as stored: `sym` is the symbol-table index (0 for none), `addend` is
+ * undefined for REL entries. A callback rather than records, because large libraries have
+ * hundreds of thousands of relocations and the intermediate objects dominated the parse time.
+ */
+export type RelocSink = (address: number, type: number, sym: number, addend?: number) => void;
 
 /** Where a relocation table is and how to read it. */
 export interface RelocTable {
@@ -23,8 +20,13 @@ export interface RelocTable {
   base: number;
 }
 
-/** Appends the entries of a REL/RELA table to `out`, stopping at `MAX_TABLE_ENTRIES` in total. */
-export function readElfRelocs(ctx: ElfContext, t: RelocTable, out: RawReloc[]): void {
+/** Feeds the entries of a REL/RELA table to `sink`; returns how many (at most `limit`). */
+export function readElfRelocs(
+  ctx: ElfContext,
+  t: RelocTable,
+  sink: RelocSink,
+  limit = MAX_TABLE_ENTRIES,
+): number {
   const { r, is64 } = ctx;
   const minSize = (is64 ? 16 : 8) + (t.rela ? (is64 ? 8 : 4) : 0);
   const entsize = t.entsize || minSize;
@@ -32,7 +34,7 @@ export function readElfRelocs(ctx: ElfContext, t: RelocTable, out: RawReloc[]): 
   r.check(t.offset, 0, "Relocation table starts outside the file");
   const avail = Math.min(t.size, r.length - t.offset);
   if (avail < t.size) ctx.warnings.push("relocations: table runs past the end of the file");
-  const n = Math.min(Math.floor(avail / entsize), MAX_TABLE_ENTRIES - out.length);
+  const n = Math.max(0, Math.min(Math.floor(avail / entsize), limit));
   const mips64le = is64 && ctx.machine === EM_MIPS && r.little;
   for (let i = 0; i < n; i++) {
     const o = t.offset + i * entsize;
@@ -54,29 +56,32 @@ export function readElfRelocs(ctx: ElfContext, t: RelocTable, out: RawReloc[]): 
       sym = info >>> 8;
       type = info & 0xff;
     }
-    const rel: RawReloc = { address, type, sym };
-    if (t.rela) rel.addend = is64 ? r.i64(o + 16) : r.i32(o + 8);
-    out.push(rel);
+    if (t.rela) sink(address, type, sym, is64 ? r.i64(o + 16) : r.i32(o + 8));
+    else sink(address, type, sym);
   }
+  return n;
 }
 
-/** Appends the relative relocations encoded in a RELR table, all of type `relativeType`. */
+/** Feeds the relative relocations of a RELR table to `sink`; returns how many (at most `limit`). */
 export function readElfRelr(
   ctx: ElfContext,
   offset: number,
   size: number,
   relativeType: number,
-  out: RawReloc[],
-): void {
+  sink: RelocSink,
+  limit = MAX_TABLE_ENTRIES,
+): number {
   const { r, ptrSize } = ctx;
   r.check(offset, 0, "RELR table starts outside the file");
   const n = Math.floor(Math.min(size, r.length - offset) / ptrSize);
   const bitsPerWord = ptrSize * 8 - 1;
   let where = 0;
-  for (let i = 0; i < n && out.length < MAX_TABLE_ENTRIES; i++) {
+  let count = 0;
+  for (let i = 0; i < n && count < limit; i++) {
     const entry = r.word(offset + i * ptrSize, ptrSize);
     if (entry % 2 === 0) {
-      out.push({ address: entry, type: relativeType, sym: 0 });
+      sink(entry, relativeType, 0);
+      count++;
       where = entry + ptrSize;
     } else {
       // Bitmap: bit k (k ≥ 1) relocates the word k-1 after `where`. Read the high word separately
@@ -85,9 +90,13 @@ export function readElfRelr(
       const hi = ptrSize === 8 ? r.u32(offset + i * ptrSize + (r.little ? 4 : 0)) : 0;
       for (let k = 1; k <= bitsPerWord; k++) {
         const bit = k < 32 ? (lo >>> k) & 1 : (hi >>> (k - 32)) & 1;
-        if (bit) out.push({ address: where + (k - 1) * ptrSize, type: relativeType, sym: 0 });
+        if (bit) {
+          sink(where + (k - 1) * ptrSize, relativeType, 0);
+          count++;
+        }
       }
       where += bitsPerWord * ptrSize;
     }
   }
+  return count;
 }

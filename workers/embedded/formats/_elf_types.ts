@@ -17,6 +17,7 @@ export interface ElfSection {
   size: number;
   link: number;
   info: number;
+  addralign: number;
   entsize: number;
 }
 

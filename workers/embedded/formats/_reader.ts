@@ -17,20 +17,11 @@ export function malformed(what: string, offset: number): RemcpError {
 
 const utf8 = new TextDecoder("utf-8");
 
-/** Decodes bytes[start, end) as text, with a fast path for the common all-ASCII case. */
+/** Decodes bytes[start, end) as UTF-8 text (invalid sequences become U+FFFD). */
 export function decodeText(bytes: Uint8Array, start: number, end: number): string {
-  const n = end - start;
-  if (n <= 0) return "";
-  if (n <= 256) {
-    let s = "";
-    for (let i = start; i < end; i++) {
-      const c = bytes[i]!;
-      if (c >= 0x80) return utf8.decode(bytes.subarray(start, end));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return utf8.decode(bytes.subarray(start, end));
+  // A per-character `s +=` loop looks cheaper but leaves one cons-string per character for the
+  // GC; on a large symbol table that cost more than all the parsing.
+  return end > start ? utf8.decode(bytes.subarray(start, end)) : "";
 }
 
 /** Random-access reader with bounds checks and a fixed byte order. */

@@ -89,11 +89,14 @@ export interface EntryPoint {
   kind: "entry" | "init" | "fini" | "tls" | "main";
 }
 
-/** A function start (and end when known) taken from unwind or function-start tables. */
+/**
+ * A function start (and end when known) taken from unwind or function-start tables.
+ * `arm_exidx` (ARM EHABI `.ARM.exidx`) is an addition to the original three sources.
+ */
 export interface FunctionHint {
   start: number;
   end?: number;
-  source: "eh_frame" | "pdata" | "function_starts";
+  source: "eh_frame" | "pdata" | "function_starts" | "arm_exidx";
 }
 
 /** A load-time fixup: `address` is patched with `target` or with the address of `symbol`. */

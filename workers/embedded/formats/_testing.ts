@@ -1,0 +1,72 @@
+/** Test helpers: fixture and system files, and readelf, each optional with a printed skip reason. */
+
+/** Folder of the committed fixture binaries. */
+export const FIXTURES = new URL("../../../tests/fixtures/bin/", import.meta.url);
+
+/** Reads `path`, or prints why the test is skipped and returns undefined. */
+export function readOrSkip(path: string | URL, test: string): Uint8Array | undefined {
+  try {
+    return Deno.readFileSync(path);
+  } catch {
+    console.error(`skipped ${test}: ${path} is missing`);
+    return undefined;
+  }
+}
+
+/** Bytes and ground truth of fixture `name`, or undefined (skip printed) when absent. */
+export function fixture(
+  name: string,
+  test: string,
+): { bytes: Uint8Array; truth: Record<string, unknown> } | undefined {
+  const bytes = readOrSkip(new URL(name, FIXTURES), test);
+  const truthBytes = readOrSkip(new URL(`${name}.truth.json`, FIXTURES), test);
+  if (!bytes || !truthBytes) return undefined;
+  const truth: unknown = JSON.parse(new TextDecoder().decode(truthBytes));
+  if (typeof truth !== "object" || truth === null) return undefined;
+  return { bytes, truth: truth as Record<string, unknown> };
+}
+
+/** Parses a "0x…" string from a truth file. */
+export function num(v: unknown): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "string") {
+    return Number.parseInt(v, v.startsWith("0x") || v.startsWith("0X") ? 16 : 10);
+  }
+  throw new TypeError(`not a number: ${String(v)}`);
+}
+
+/** A list of records from a truth file field. */
+export function records(v: unknown): Record<string, unknown>[] {
+  return Array.isArray(v)
+    ? v.filter((x): x is Record<string, unknown> => typeof x === "object" && x !== null)
+    : [];
+}
+
+/** `readelf -W args…` output, or undefined (skip printed) when readelf is not installed. */
+export function readelf(args: string[], test: string): string | undefined {
+  try {
+    const out = new Deno.Command("readelf", {
+      args: ["-W", ...args],
+      stdout: "piped",
+      stderr: "null",
+    })
+      .outputSync();
+    return new TextDecoder().decode(out.stdout);
+  } catch {
+    console.error(`skipped ${test}: readelf is not installed`);
+    return undefined;
+  }
+}
+
+/** Whether `path` is an ELF file (used to pick system binaries). */
+export function isElfFile(path: string): boolean {
+  try {
+    const f = Deno.openSync(path);
+    const b = new Uint8Array(4);
+    const n = f.readSync(b);
+    f.close();
+    return n === 4 && b[0] === 0x7f && b[1] === 0x45 && b[2] === 0x4c && b[3] === 0x46;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,91 @@
+/** Opens any supported file: detects the format by magic and hands it to its parser. */
+
+import { RemcpError } from "../../../src/errors.ts";
+import { INTERNAL_WARNING } from "./_optional_part.ts";
+import { hex } from "./_reader.ts";
+import { parseElf } from "./elf.ts";
+import { chooseFatSlice, isFat } from "./fat.ts";
+import type { BinaryImage, OpenOptions } from "./image.ts";
+import { parseMacho } from "./macho.ts";
+import { parsePe } from "./pe.ts";
+import { parseRaw } from "./raw.ts";
+
+/** The container format `bytes` starts with, or undefined. */
+export function detectFormat(bytes: Uint8Array): "elf" | "pe" | "macho" | "fat" | undefined {
+  if (
+    bytes.length >= 4 && bytes[0] === 0x7f && bytes[1] === 0x45 && bytes[2] === 0x4c &&
+    bytes[3] === 0x46
+  ) {
+    return "elf";
+  }
+  if (bytes.length >= 0x40 && bytes[0] === 0x4d && bytes[1] === 0x5a) return "pe";
+  if (bytes.length >= 4) {
+    const m = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+    if (m === 0xfeedface || m === 0xfeedfacf || m === 0xcefaedfe || m === 0xcffaedfe) {
+      return "macho";
+    }
+  }
+  if (isFat(bytes)) return "fat";
+  return undefined;
+}
+
+function parse(bytes: Uint8Array, options: OpenOptions): BinaryImage {
+  const raw = () => parseRaw(bytes, options.arch ?? "", options.base ?? 0);
+  if (options.raw) {
+    if (options.arch === undefined) {
+      throw new RemcpError("InvalidArgument", "A raw blob needs options: {arch, base}", {});
+    }
+    return raw();
+  }
+  switch (detectFormat(bytes)) {
+    case "elf":
+      return parseElf(bytes);
+    case "pe":
+      return parsePe(bytes);
+    case "macho":
+      return parseMacho(bytes);
+    case "fat": {
+      const slice = chooseFatSlice(bytes, options.arch);
+      return parseMacho(bytes, slice.offset, slice.size, {
+        fat_slice: slice.arch,
+        fat_offset: slice.offset,
+      });
+    }
+    default:
+      if (options.arch !== undefined && options.base !== undefined) return raw();
+      throw new RemcpError(
+        "OpenFailed",
+        `Unknown file format (first bytes ${hex(bytes[0] ?? 0)} ${
+          hex(bytes[1] ?? 0)
+        } at offset 0x0): it is not ELF, PE or Mach-O; to read it as a raw blob pass options: {arch, base}`,
+        { offset: 0 },
+      );
+  }
+}
+
+/**
+ * Parses `bytes` (a whole file) into a {@link BinaryImage}. ELF, PE and Mach-O (thin or fat,
+ * with `options.arch` choosing the slice) are detected by magic; `options.raw`, or `arch` plus
+ * `base` on an unknown format, maps the file as a raw blob.
+ *
+ * Malformed input throws `RemcpError` `OpenFailed` (message names the offset); a fat file without
+ * a chosen slice throws `AmbiguousFatBinary`. Broken optional parts are skipped and named in
+ * `info.warnings`.
+ */
+export function openImage(bytes: Uint8Array, options: OpenOptions = {}): BinaryImage {
+  try {
+    return parse(bytes, options);
+  } catch (err) {
+    if (err instanceof RemcpError) throw err;
+    // A parser bug must still surface as a failed open naming the file part, not a crash.
+    const msg = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    throw new RemcpError(
+      "OpenFailed",
+      `Cannot parse the file (${INTERNAL_WARNING}: ${msg}) at offset 0x0`,
+      {
+        offset: 0,
+        internal: true,
+      },
+    );
+  }
+}
