@@ -49,11 +49,13 @@ export function fastToolCalls(
     if (meta && MODERN_KEY in meta) return false;
     const ctl = new AbortController();
     const progressToken = meta?.progressToken as string | number | undefined;
+    let sentProgress = false;
     const send = (msg: unknown) => void transport().send(msg as JSONRPCMessage).catch(() => {});
     const pending = run(params.name, params.arguments, {
       signal: ctl.signal,
       progress(done, total, message) {
         if (progressToken === undefined) return;
+        sentProgress = true;
         send({
           jsonrpc: "2.0",
           method: "notifications/progress",
@@ -68,8 +70,11 @@ export function fastToolCalls(
     });
     if (!pending) return false;
     inflight.set(id, ctl);
-    void pending.then((result) => {
+    void pending.then(async (result) => {
       inflight.delete(id);
+      // The SDK client handles notifications a microtask late but responses at once: a progress
+      // note read in the same chunk as the response would be dropped. Let the notes go first.
+      if (sentProgress) await new Promise((r) => setTimeout(r, 2));
       // A cancelled request gets no response, as the protocol asks.
       if (!ctl.signal.aborted) send({ jsonrpc: "2.0", id, result });
     });
