@@ -1,4 +1,9 @@
-/** The state of one database open in the embedded engine. */
+/** The state of one database open in the embedded engine, and address resolution over it. */
+import { RemcpError } from "../../src/errors.ts";
+import { parseAddress } from "../../src/protocol/address.ts";
+import { hex } from "../../src/protocol/paging.ts";
+import type { BinaryImage } from "./formats/image.ts";
+import type { NameIndex } from "./names.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -7,8 +12,39 @@ export interface EmbeddedDb {
   bytes: Uint8Array;
   sha256: string;
   options: Record<string, unknown>;
-  header: { format: string; bits: number; endian: string };
+  image: BinaryImage;
+  names: NameIndex;
 }
 
 /** Returns the loaded database or throws Busy. */
 export type DbAccess = () => EmbeddedDb;
+
+/** Resolves an address expression against the database's names. */
+export function resolve(db: EmbeddedDb, expr: string | number): number {
+  return parseAddress(expr, db.names);
+}
+
+/** Resolves an address that must be mapped, with a helpful error otherwise. */
+export function resolveMapped(db: EmbeddedDb, expr: string | number): number {
+  const addr = resolve(db, expr);
+  if (!db.image.isMapped(addr)) throw unmapped(db, addr);
+  return addr;
+}
+
+/** The InvalidAddress error for an unmapped address, naming the mapped ranges. */
+export function unmapped(db: EmbeddedDb, addr: number): RemcpError {
+  const ranges = db.image.segments.filter((s) => s.end > s.start)
+    .map((s) => `${s.name || "segment"} ${hex(s.start)}-${hex(s.end)}`).slice(0, 8);
+  return new RemcpError(
+    "InvalidAddress",
+    `${hex(addr)} is not mapped in ${db.name}; mapped ranges: ${ranges.join(", ")}`,
+    { address: hex(addr) },
+  );
+}
+
+/** `name+0x10` style label for an address, or undefined when nothing is near. */
+export function labelOf(db: EmbeddedDb, addr: number): string | undefined {
+  const n = db.names.nearest(addr);
+  if (!n) return undefined;
+  return n.offset === 0 ? n.name : `${n.name}+${hex(n.offset)}`;
+}

@@ -3,7 +3,6 @@ import type { ToolSpec } from "./spec.ts";
 import * as info from "./info.ts";
 import * as symbols from "./symbols.ts";
 import * as data from "./data.ts";
-import * as disasm from "./disasm.ts";
 import * as search from "./search.ts";
 
 /** All worker tool specs. */
@@ -17,11 +16,8 @@ export const WORKER_TOOLS: readonly ToolSpec[] = [
   symbols.listImports,
   symbols.listExports,
   symbols.listNames,
-  data.listStrings,
   data.readBytes,
   data.readData,
-  disasm.disassemble,
   search.searchBytes,
   search.searchText,
-  search.searchImmediate,
 ] as unknown as readonly ToolSpec[];

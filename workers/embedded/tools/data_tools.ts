@@ -1,0 +1,147 @@
+/** Embedded handlers: reading bytes and typed data. */
+import { RemcpError } from "../../../src/errors.ts";
+import { readBytes, readData } from "../../../src/protocol/catalog/data.ts";
+import { hex } from "../../../src/protocol/paging.ts";
+import { impl, type ToolImpl } from "../../backend.ts";
+import { type DbAccess, type EmbeddedDb, resolveMapped } from "../db.ts";
+
+const SIZES: Record<string, number> = {
+  u8: 1,
+  i8: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  u64: 8,
+  i64: 8,
+  f32: 4,
+  f64: 8,
+};
+
+function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** The data tools over `db`. */
+export function dataTools(db: DbAccess): ToolImpl[] {
+  return [
+    impl(readBytes, (args) => {
+      const d = db();
+      const addr = resolveMapped(d, args.address);
+      const bytes = d.image.readUpTo(addr, args.size);
+      const out: Record<string, unknown> = {
+        address: hex(addr),
+        size: bytes.length,
+        hex: toHex(bytes),
+      };
+      if (bytes.length < args.size) {
+        out.warnings = [{
+          code: "short_read",
+          message: `Only ${bytes.length} of ${args.size} bytes are mapped from ${hex(addr)}`,
+        }];
+      }
+      return out as { address: string; size: number; hex: string };
+    }, { duringAnalysis: true }),
+    impl(readData, (args) => {
+      const d = db();
+      const addr = resolveMapped(d, args.address);
+      const count = args.count ?? 1;
+      const little = (args.endian ?? d.image.endian) === "little";
+      const values: (number | string | null)[] = [];
+      const names: (string | null)[] = [];
+      let at = addr;
+      const type = args.type === "pointer" ? (d.image.bits === 64 ? "u64" : "u32") : args.type;
+      for (let i = 0; i < count; i++) {
+        if (type === "cstring" || type === "utf16") {
+          const s = readString(d, at, type, args.max_length ?? 1024);
+          values.push(s?.text ?? null);
+          at += s ? s.bytes : 1;
+          continue;
+        }
+        const size = SIZES[type]!;
+        const raw = d.image.read(at, size);
+        if (!raw) {
+          if (values.length === 0) {
+            throw new RemcpError("InvalidAddress", `${hex(at)}: fewer than ${size} bytes mapped`, {
+              address: hex(at),
+            });
+          }
+          break;
+        }
+        const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+        let value: number | string;
+        switch (type) {
+          case "u8":
+            value = v.getUint8(0);
+            break;
+          case "i8":
+            value = v.getInt8(0);
+            break;
+          case "u16":
+            value = v.getUint16(0, little);
+            break;
+          case "i16":
+            value = v.getInt16(0, little);
+            break;
+          case "u32":
+            value = v.getUint32(0, little);
+            break;
+          case "i32":
+            value = v.getInt32(0, little);
+            break;
+          case "f32":
+            value = v.getFloat32(0, little);
+            break;
+          case "f64":
+            value = v.getFloat64(0, little);
+            break;
+          default: {
+            // 64-bit integers beyond 2^53 are returned as hex strings so no precision is lost.
+            const big = type === "i64" ? v.getBigInt64(0, little) : v.getBigUint64(0, little);
+            value =
+              big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER)
+                ? Number(big)
+                : "0x" + BigInt.asUintN(64, big).toString(16);
+          }
+        }
+        if (args.type === "pointer") {
+          const n = typeof value === "number" ? d.names.nearest(value) : undefined;
+          names.push(n ? (n.offset ? `${n.name}+${hex(n.offset)}` : n.name) : null);
+          values.push(typeof value === "number" ? hex(value) : value);
+        } else values.push(value);
+        at += size;
+      }
+      return {
+        address: hex(addr),
+        type: args.type,
+        values,
+        ...(args.type === "pointer" ? { names } : {}),
+      };
+    }, { duringAnalysis: true }),
+  ];
+}
+
+/** Reads a NUL-terminated string; `bytes` includes the terminator when present. */
+export function readString(
+  d: EmbeddedDb,
+  addr: number,
+  kind: "cstring" | "utf16",
+  maxChars: number,
+): { text: string; bytes: number } | undefined {
+  const unit = kind === "utf16" ? 2 : 1;
+  const raw = d.image.readUpTo(addr, maxChars * unit + unit);
+  if (raw.length < unit) return undefined;
+  let end = 0;
+  while (end + unit <= raw.length && end < maxChars * unit) {
+    const zero = unit === 1 ? raw[end] === 0 : raw[end] === 0 && raw[end + 1] === 0;
+    if (zero) break;
+    end += unit;
+  }
+  const body = raw.subarray(0, end);
+  const text = kind === "utf16"
+    ? new TextDecoder("utf-16le").decode(body)
+    : new TextDecoder("utf-8", { fatal: false }).decode(body);
+  return { text, bytes: Math.min(end + unit, raw.length) };
+}
