@@ -13,7 +13,9 @@ const CALLS = Number(Deno.args[0] ?? 2000);
 const FILE = fixture("elf_x86_64_gcc_O2");
 
 async function timeCalls(client: Client, args: Record<string, unknown>): Promise<number[]> {
-  for (let i = 0; i < 50; i++) await client.callTool({ name: "get_database_info", arguments: args });
+  for (let i = 0; i < 50; i++) {
+    await client.callTool({ name: "get_database_info", arguments: args });
+  }
   const times: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     const t0 = performance.now();

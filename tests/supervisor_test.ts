@@ -2,7 +2,7 @@
  * End-to-end: the real remcp process driven by the official MCP client over real stdio.
  */
 import assert from "node:assert/strict";
-import { callTool, fails, fixture, ok, repoPath, startRemcp } from "./_harness.ts";
+import { fails, fixture, ok, repoPath, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const ELF = fixture("elf_x86_64_gcc_O2");
