@@ -30,6 +30,7 @@ export interface IcedExports {
   instruction_code(insn: number): number;
   instruction_flowControl(insn: number): number;
   instruction_nearBranchTarget(insn: number): bigint;
+  instruction_farBranch32(insn: number): number;
   instruction_ipRelMemoryAddress(insn: number): bigint;
   instruction_memoryBase(insn: number): number;
   instruction_memoryIndex(insn: number): number;
@@ -49,19 +50,17 @@ export interface IcedExports {
   instructioninfofactory_infoOptions(factory: number, insn: number, options: number): number;
   __wbg_instructioninfo_free(info: number): void;
   instructioninfo_opAccess(ret: number, info: number, operand: number): void;
+  fastformatter_new(): number;
+  __wbg_fastformatter_free(formatter: number): void;
+  fastformatter_format(ret: number, formatter: number, insn: number): void;
+  fastformatter_set_useHexPrefix(formatter: number, value: number): void;
+  fastformatter_set_uppercaseHex(formatter: number, value: number): void;
+  fastformatter_set_alwaysShowMemorySize(formatter: number, value: number): void;
+  fastformatter_set_spaceAfterOperandSeparator(formatter: number, value: number): void;
+  fastformatter_set_ripRelativeAddresses(formatter: number, value: number): void;
   formatter_new(ret: number, syntax: number): void;
   __wbg_formatter_free(formatter: number): void;
-  formatter_formatMnemonic(ret: number, formatter: number, insn: number): void;
-  formatter_formatAllOperands(ret: number, formatter: number, insn: number): void;
   formatter_formatRegister(ret: number, formatter: number, register: number): void;
-  formatter_set_hexPrefix(formatter: number, str: number, length: number): void;
-  formatter_set_hexSuffix(formatter: number, str: number, length: number): void;
-  formatter_set_uppercaseHex(formatter: number, value: number): void;
-  formatter_set_branchLeadingZeros(formatter: number, value: number): void;
-  formatter_set_spaceBetweenMemoryAddOperators(formatter: number, value: number): void;
-  formatter_set_memorySizeOptions(formatter: number, value: number): void;
-  formatter_set_ripRelativeAddresses(formatter: number, value: number): void;
-  formatter_set_showBranchSize(formatter: number, value: number): void;
 }
 
 const ARITIES: Arities<IcedExports> = {
@@ -80,6 +79,7 @@ const ARITIES: Arities<IcedExports> = {
   instruction_code: 1,
   instruction_flowControl: 1,
   instruction_nearBranchTarget: 1,
+  instruction_farBranch32: 1,
   instruction_ipRelMemoryAddress: 1,
   instruction_memoryBase: 1,
   instruction_memoryIndex: 1,
@@ -99,27 +99,28 @@ const ARITIES: Arities<IcedExports> = {
   instructioninfofactory_infoOptions: 3,
   __wbg_instructioninfo_free: 1,
   instructioninfo_opAccess: 3,
+  fastformatter_new: 0,
+  __wbg_fastformatter_free: 1,
+  fastformatter_format: 3,
+  fastformatter_set_useHexPrefix: 2,
+  fastformatter_set_uppercaseHex: 2,
+  fastformatter_set_alwaysShowMemorySize: 2,
+  fastformatter_set_spaceAfterOperandSeparator: 2,
+  fastformatter_set_ripRelativeAddresses: 2,
   formatter_new: 2,
   __wbg_formatter_free: 1,
-  formatter_formatMnemonic: 3,
-  formatter_formatAllOperands: 3,
   formatter_formatRegister: 3,
-  formatter_set_hexPrefix: 3,
-  formatter_set_hexSuffix: 3,
-  formatter_set_uppercaseHex: 2,
-  formatter_set_branchLeadingZeros: 2,
-  formatter_set_spaceBetweenMemoryAddOperators: 2,
-  formatter_set_memorySizeOptions: 2,
-  formatter_set_ripRelativeAddresses: 2,
-  formatter_set_showBranchSize: 2,
 };
 
 /** A live iced-x86 instance: its exports and the little glue they need. */
 export interface IcedRuntime {
   readonly wasm: IcedExports;
+  readonly memory: WebAssembly.Memory;
   /** Reserve a 16-byte return slot on the shadow stack; pair with {@link IcedRuntime.popSlot}. */
   pushSlot(): number;
   popSlot(): void;
+  /** The WASM heap (a fresh view if it grew). */
+  heap(): Uint8Array;
   /** The i32 at `ptr`. */
   i32(ptr: number): number;
   /** The i64 at `ptr` (8-aligned). */
@@ -137,13 +138,14 @@ export async function loadIced(): Promise<IcedRuntime> {
   // wasm-bindgen passes JS objects (only errors, here) to WASM as indexes into this table; the
   // first 132 indexes are reserved for its constants (undefined, null, true, false).
   const objects: unknown[] = new Array(132).fill(undefined);
-  let memory: WebAssembly.Memory | undefined;
+  // Imports may run before instantiation returns the memory they read.
+  const late: { memory?: WebAssembly.Memory } = {};
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   const readUtf8 = (ptr: number, length: number): string =>
     utf8.decode(new Uint8Array(mem().buffer, ptr, length));
   const mem = (): WebAssembly.Memory => {
-    if (!memory) throw new RangeError("iced-x86 memory used before instantiation");
-    return memory;
+    if (!late.memory) throw new RangeError("iced-x86 memory used before instantiation");
+    return late.memory;
   };
   const unsupported = (): never => {
     throw new RangeError("iced-x86 called a JS import this glue does not provide");
@@ -171,18 +173,38 @@ export async function loadIced(): Promise<IcedRuntime> {
   } catch (error) {
     throw new RemcpError("Internal", `Cannot load iced-x86: ${String(error)}`, {});
   }
-  memory = exportedMemory(instance.exports, "memory", "iced-x86");
+  const m = exportedMemory(instance.exports, "memory", "iced-x86");
+  late.memory = m;
   const wasm = bindExports<IcedExports>(instance.exports, ARITIES, "iced-x86");
-  const m = memory;
-  const i32 = (ptr: number): number => new DataView(m.buffer).getInt32(ptr, true);
+  // Views are re-created only when the heap grows (growth detaches the old buffer).
+  let u8 = new Uint8Array(m.buffer);
+  let view = new DataView(m.buffer);
+  const fresh = (): void => {
+    if (u8.byteLength !== 0) return; // a detached (grown-from) buffer has length 0
+
+    u8 = new Uint8Array(m.buffer);
+    view = new DataView(m.buffer);
+  };
+  const i32 = (ptr: number): number => {
+    fresh();
+    return view.getInt32(ptr, true);
+  };
   return {
     wasm,
+    memory: m,
     pushSlot: () => wasm.__wbindgen_add_to_stack_pointer(-16),
     popSlot: () => {
       wasm.__wbindgen_add_to_stack_pointer(16);
     },
+    heap: () => {
+      fresh();
+      return u8;
+    },
     i32,
-    i64: (ptr) => new DataView(m.buffer).getBigInt64(ptr, true),
+    i64: (ptr) => {
+      fresh();
+      return view.getBigInt64(ptr, true);
+    },
     check(ret, word) {
       if (i32(ret + 4 * word) === 0) return;
       const index = i32(ret + 4 * (word - 1));
@@ -192,15 +214,36 @@ export async function loadIced(): Promise<IcedRuntime> {
     },
     passBytes(bytes) {
       const ptr = wasm.__wbindgen_malloc(bytes.length, 1) >>> 0;
-      new Uint8Array(m.buffer, ptr, bytes.length).set(bytes);
+      fresh();
+      u8.set(bytes, ptr);
       return ptr;
     },
     takeString(ret) {
       const ptr = i32(ret) >>> 0;
       const length = i32(ret + 4) >>> 0;
-      const text = readUtf8(ptr, length);
+      // Formatter output is short ASCII; building it directly beats TextDecoder on small strings.
+      const text = asciiOrUtf8(u8, ptr, length, readUtf8);
       wasm.__wbindgen_free(ptr, length, 1);
       return text;
     },
   };
+}
+
+/**
+ * Formatter output is short ASCII. Deno's TextDecoder costs more per call than building such a
+ * string by char codes, so do that and fall back to UTF-8 decoding for anything else.
+ */
+function asciiOrUtf8(
+  u8: Uint8Array,
+  ptr: number,
+  length: number,
+  utf8: (ptr: number, length: number) => string,
+): string {
+  let text = "";
+  for (let i = 0; i < length; i++) {
+    const c = u8[ptr + i] ?? 0;
+    if (c >= 0x80) return utf8(ptr, length);
+    text += String.fromCharCode(c);
+  }
+  return text;
 }
