@@ -60,6 +60,7 @@ export class Supervisor {
   readonly entries = new Map<string, CatalogEntry>();
   #tempDir: string | undefined;
   #sandbox: SandboxPool | undefined;
+  #callsInFlight = 0;
   #routedInputs = new Map<string, z.ZodObject>();
   #jsonSchemas = new Map<
     string,
@@ -154,8 +155,22 @@ export class Supervisor {
     return this.#tempDir;
   }
 
+  /** Tool calls started and not yet finished, nested ones included (the daemon's idle clock). */
+  get callsInFlight(): number {
+    return this.#callsInFlight;
+  }
+
   /** Calls tool `name`; tool failures come back as error results, never as exceptions. */
   async callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
+    this.#callsInFlight++;
+    try {
+      return await this.#callTool(name, rawArgs, ctx);
+    } finally {
+      this.#callsInFlight--;
+    }
+  }
+
+  async #callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
     const entry = this.find(name);
     if (!entry) {
       return errorResult(

@@ -4,6 +4,8 @@ import { parseAddress } from "../../src/protocol/address.ts";
 import { hex } from "../../src/protocol/paging.ts";
 import type { BinaryImage } from "./formats/image.ts";
 import type { NameIndex } from "./names.ts";
+import type { AnnotationStore } from "./store/store.ts";
+import type { CodeView } from "./code.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -14,6 +16,14 @@ export interface EmbeddedDb {
   options: Record<string, unknown>;
   image: BinaryImage;
   names: NameIndex;
+  store: AnnotationStore;
+  code: CodeView;
+  /** Name of the function containing an address, once analysis has run. */
+  functionOf?: (address: number) => string | undefined;
+  /** Start of the function containing an address, once analysis has run. */
+  functionStart?: (address: number) => number | undefined;
+  /** The default (non-user) name at an address, e.g. sub_401000, once analysis has run. */
+  defaultName?: (address: number) => string | undefined;
 }
 
 /** Returns the loaded database or throws Busy. */

@@ -15,6 +15,11 @@ import { infoTools } from "./tools/info_tools.ts";
 import { symbolTools } from "./tools/symbol_tools.ts";
 import { dataTools } from "./tools/data_tools.ts";
 import { searchTools } from "./tools/search_tools.ts";
+import { annotationTools } from "./tools/annotation_tools.ts";
+import { codeTools } from "./tools/code_tools.ts";
+import { CodeView } from "./code.ts";
+import { AnnotationStore } from "./store/store.ts";
+import { join } from "node:path";
 
 /** Opens `path` with the embedded engine; returns at once, loading continues in the background. */
 export function openEmbedded(
@@ -33,15 +38,13 @@ export function openEmbedded(
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
       const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
       const image = openImage(bytes, imageOptions(options));
-      db = {
-        path,
-        name: basename(path),
-        bytes,
-        sha256,
-        options,
-        image,
-        names: new NameIndex(image),
-      };
+      const names = new NameIndex(image);
+      const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
+      store.setMeta("path", path);
+      store.setMeta("sha256", sha256);
+      for (const [address, name] of store.all("name")) names.setUserName(address, name);
+      const code = new CodeView(image);
+      db = { path, name: basename(path), bytes, sha256, options, image, names, store, code };
       env.log.info(`loaded ${path}`, {
         format: image.format,
         arch: image.arch,
@@ -83,9 +86,18 @@ export function openEmbedded(
       ...symbolTools(need),
       ...dataTools(need),
       ...searchTools(need),
+      ...annotationTools(need),
+      ...codeTools(need),
     ],
-    save: () => Promise.resolve({ saved: true }),
-    close: () => Promise.resolve(),
+    save: () => {
+      if (!db) return Promise.resolve({ saved: false });
+      db.store.checkpoint();
+      return Promise.resolve({ saved: true, path: db.store.path });
+    },
+    close: async () => {
+      db?.store.close();
+      await db?.code.dispose();
+    },
   };
 }
 
@@ -110,4 +122,16 @@ function imageOptions(options: Record<string, unknown>): OpenOptions {
   }
   if (options.raw !== undefined) out.raw = options.raw === true;
   return out;
+}
+
+/** The store of a file: keyed by its SHA-256, plus the options that change what is analysed. */
+export function storePath(
+  stateDir: string,
+  sha256: string,
+  options: Record<string, unknown>,
+): string {
+  const parts = ["arch", "base", "raw"].filter((k) => options[k] !== undefined)
+    .map((k) => `${k}-${String(options[k]).replace(/[^A-Za-z0-9_]/g, "")}`);
+  const suffix = parts.length > 0 ? `-${parts.join("-")}` : "";
+  return join(stateDir, "databases", `${sha256}${suffix}.sqlite`);
 }

@@ -4,6 +4,8 @@ import * as info from "./info.ts";
 import * as symbols from "./symbols.ts";
 import * as data from "./data.ts";
 import * as search from "./search.ts";
+import * as disasm from "./disasm.ts";
+import * as notes from "./annotations.ts";
 
 /** All worker tool specs. */
 export const WORKER_TOOLS: readonly ToolSpec[] = [
@@ -20,4 +22,17 @@ export const WORKER_TOOLS: readonly ToolSpec[] = [
   data.readData,
   search.searchBytes,
   search.searchText,
+  search.searchImmediate,
+  disasm.disassemble,
+  notes.rename,
+  notes.setComment,
+  notes.listComments,
+  notes.setFunctionPrototype,
+  notes.addBookmark,
+  notes.listBookmarks,
+  notes.undo,
+  notes.redo,
+  notes.listChanges,
+  notes.exportAnnotations,
+  notes.importAnnotations,
 ] as unknown as readonly ToolSpec[];

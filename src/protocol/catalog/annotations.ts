@@ -141,3 +141,15 @@ export const exportAnnotations = defineTool({
   annotations: READ_ONLY,
   tags: ["annotations", "export"],
 });
+
+export const importAnnotations = defineTool({
+  name: "import_annotations",
+  description: "Apply a JSON document made by export_annotations (names, comments, " +
+    "prototypes, bookmarks); each change is journaled and undoable.",
+  input: z.strictObject({
+    document: z.string().min(2).max(16 * 1024 * 1024).describe("export_annotations JSON"),
+  }),
+  output: z.object({ applied: z.number(), skipped: z.number(), ...CommonOutput }),
+  annotations: ANNOTATE,
+  tags: ["annotations", "import"],
+});
