@@ -4,10 +4,10 @@
  * cap as a direct call.
  */
 import { z } from "zod";
-import { fromErrorPayload, RemcpError } from "../errors.ts";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
 import type { LocalHandler } from "../supervisor/supervisor.ts";
 import { shrinkValue } from "./shrink.ts";
+import { runScript } from "./run_script.ts";
 
 /** Longest script run. */
 export const MAX_EXECUTE_SECONDS = 600;
@@ -40,37 +40,13 @@ export const executeSpec = defineTool({
 
 export const executeHandler: LocalHandler = async (sup, args, ctx) => {
   const a = args as z.output<typeof executeSpec.input>;
-  if (a.database !== undefined) sup.pool.resolve(a.database, ctx.session);
-  const timeoutMs = (a.timeout_s ?? 60) * 1000;
-  let invokes = 0;
-  const run = await sup.sandbox().run(a.code, {
-    globals: a.database !== undefined ? { database: a.database } : {},
-    timeoutMs,
-    signal: ctx.signal,
-    // Results up to 16 MiB come back and are cut to the output cap structurally; beyond that,
-    // the script is told to return less.
-    limits: { cpuMs: timeoutMs, maxOutputBytes: 16 * 1024 * 1024 },
-    invoke: async (name, invokeArgs, signal) => {
-      invokes++;
-      const callArgs = { ...invokeArgs };
-      if (callArgs.database === undefined && a.database !== undefined) {
-        callArgs.database = a.database;
-      }
-      const entry = sup.find(name);
-      if (entry && entry.kind !== "worker") delete callArgs.database;
-      const r = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
-      if (r.isError) {
-        throw fromErrorPayload(r.structuredContent) ??
-          new RemcpError("Internal", `${name} failed`, {});
-      }
-      ctx.progress(invokes, undefined, `${invokes} invokes`);
-      return r.structuredContent;
-    },
+  // Results up to 16 MiB come back and are cut to the output cap structurally; beyond that,
+  // the script is told to return less.
+  const run = await runScript(sup, ctx, {
+    code: a.code,
+    database: a.database,
+    timeoutMs: (a.timeout_s ?? 60) * 1000,
   });
-  if (!run.ok) {
-    run.error.detail.logs = run.logs.slice(-4096);
-    throw run.error;
-  }
   const notes: string[] = [];
   // Leave room for logs and the envelope inside the output cap.
   const logs = run.logs.length > 0 ? run.logs : undefined;

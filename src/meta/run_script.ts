@@ -1,0 +1,67 @@
+/**
+ * Runs a script in the sandbox with `invoke` routed through the supervisor: shared by the
+ * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
+ */
+import { fromErrorPayload, RemcpError } from "../errors.ts";
+import type { GlobalValue } from "../sandbox/protocol.ts";
+import type { SandboxRunStats } from "../sandbox/pool.ts";
+import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+
+/** What a script run needs. */
+export interface ScriptRun {
+  code: string;
+  /** Default database for invokes that name none. */
+  database?: string | undefined;
+  timeoutMs: number;
+  /** Extra read-only globals (`file` for remcp run). */
+  globals?: Record<string, GlobalValue>;
+  /** Largest result the sandbox hands back, in bytes of JSON. */
+  maxResultBytes?: number;
+}
+
+/** A finished run. Failures are thrown as RemcpError with the logs in `detail.logs`. */
+export interface ScriptResult {
+  result: unknown;
+  logs: string;
+  stats: SandboxRunStats;
+}
+
+/** Runs `run.code`; every invoke goes through `sup.callTool` as a call `via: "execute"`. */
+export async function runScript(
+  sup: Supervisor,
+  ctx: CallContext,
+  run: ScriptRun,
+): Promise<ScriptResult> {
+  if (run.database !== undefined) sup.pool.resolve(run.database, ctx.session);
+  let invokes = 0;
+  const globals: Record<string, GlobalValue> = { ...run.globals };
+  if (run.database !== undefined) globals.database = run.database;
+  const r = await sup.sandbox().run(run.code, {
+    globals,
+    timeoutMs: run.timeoutMs,
+    signal: ctx.signal,
+    limits: { cpuMs: run.timeoutMs, maxOutputBytes: run.maxResultBytes ?? 16 * 1024 * 1024 },
+    invoke: async (name, invokeArgs, signal) => {
+      invokes++;
+      const callArgs = { ...invokeArgs };
+      const entry = sup.find(name);
+      if (entry && entry.kind === "worker") {
+        if (callArgs.database === undefined && run.database !== undefined) {
+          callArgs.database = run.database;
+        }
+      }
+      const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
+      if (result.isError) {
+        throw fromErrorPayload(result.structuredContent) ??
+          new RemcpError("Internal", `${name} failed`, {});
+      }
+      ctx.progress(invokes, undefined, `${invokes} invokes`);
+      return result.structuredContent;
+    },
+  });
+  if (!r.ok) {
+    r.error.detail.logs = r.logs.slice(-4096);
+    throw r.error;
+  }
+  return { result: r.result, logs: r.logs, stats: r.stats };
+}

@@ -1,0 +1,172 @@
+/** End-to-end: the real `remcp run` CLI. */
+import assert from "node:assert/strict";
+import { fixture, repoPath } from "./_harness.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+async function run(args: string[], stateDir?: string) {
+  const dir = stateDir ?? await Deno.makeTempDir();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      repoPath("deno.json"),
+      repoPath("src/main.ts"),
+      "run",
+      ...args,
+    ],
+    env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!stateDir) await Deno.remove(dir, { recursive: true });
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("remcp run prints one file's result as JSON", e2e, async () => {
+  const r = await run([
+    "-e",
+    "(await invoke('get_database_info', {})).arch",
+    fixture("elf_aarch64_gcc_O2"),
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout), "aarch64");
+});
+
+Deno.test(
+  "remcp run over many files with --jobs 2: NDJSON, one failure makes exit 1",
+  e2e,
+  async () => {
+    const script = await Deno.makeTempFile({ suffix: ".js" });
+    await Deno.writeTextFile(
+      script,
+      "const i = await invoke('get_database_info', {});\n" +
+        "if (i.format === 'pe') throw new Error('no PE please');\n" +
+        "({ file, arch: i.arch })",
+    );
+    const files = ["elf_x86_64_gcc_O2", "elf_arm_gcc_O2", "pe_i386_O2.exe"].map(fixture);
+    const r = await run([script, ...files, "--jobs", "2", "--ndjson"]);
+    assert.equal(r.code, 1);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 3);
+    const byFile = new Map(lines.map((l) => [l.file, l]));
+    assert.equal(byFile.get(files[0])!.result.arch, "x86_64");
+    assert.equal(byFile.get(files[1])!.result.arch, "arm");
+    assert.equal(byFile.get(files[2])!.ok, false);
+    assert.equal(byFile.get(files[2])!.error.error_type, "SandboxError");
+    assert.ok(lines.every((l) => typeof l.seconds === "number"));
+    await Deno.remove(script);
+  },
+);
+
+Deno.test("remcp run: time limit, missing files and scripts, bad flags", e2e, async () => {
+  const t = await run([
+    "-e",
+    "while (true) {}",
+    "--timeout",
+    "1",
+    "--json",
+    fixture("elf_x86_64_gcc_O2"),
+  ]);
+  assert.equal(t.code, 1);
+  assert.equal(JSON.parse(t.stdout)[0].error.error_type, "SandboxTimeout");
+  const missing = await run(["-e", "1", "/no/such/file"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /\/no\/such\/file/);
+  const noScript = await run(["/no/such/script.js"]);
+  assert.equal(noScript.code, 2);
+  const flags = await run(["-e", "1", "--jobs", "0"]);
+  assert.equal(flags.code, 2);
+});
+
+Deno.test("remcp run: annotations made by a script are seen by a later run", e2e, async () => {
+  const dir = await Deno.makeTempDir();
+  const file = fixture("elf_x86_64_gcc_O0");
+  const a = await run([
+    "-e",
+    "await invoke('rename', { address: 'remcp_fib', name: 'fib_from_shell' })",
+    file,
+  ], dir);
+  assert.equal(a.code, 0, a.stderr);
+  const b = await run([
+    "-e",
+    "(await invoke('resolve_address', { address: 'fib_from_shell' })).symbol",
+    file,
+  ], dir);
+  assert.equal(b.code, 0, b.stderr);
+  assert.equal(JSON.parse(b.stdout), "fib_from_shell");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test(
+  "remcp run: SIGINT mid-batch stops cleanly and leaves no child process",
+  e2e,
+  async () => {
+    const dir = await Deno.makeTempDir();
+    const files = Array.from({ length: 6 }, () => fixture("elf_x86_64_gcc_O2"));
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        "--config",
+        repoPath("deno.json"),
+        repoPath("src/main.ts"),
+        "run",
+        "-e",
+        "while (true) {}",
+        "--timeout",
+        "30",
+        "--jobs",
+        "2",
+        "--ndjson",
+        ...files,
+      ],
+      env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // Wait until the scripts are running (sandbox and worker children exist).
+    let kids: number[] = [];
+    for (let i = 0; i < 100 && kids.length < 3; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      kids = await childrenOf(child.pid);
+    }
+    assert.ok(kids.length >= 2, `children started: ${kids}`);
+    child.kill("SIGINT");
+    const out = await child.output();
+    assert.equal(out.code, 130);
+    // Whatever was printed is valid NDJSON.
+    for (const line of new TextDecoder().decode(out.stdout).split("\n").filter(Boolean)) {
+      JSON
+        .parse(line);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    for (const pid of kids) assert.equal(await alive(pid), false, `child ${pid} is gone`);
+    await Deno.remove(dir, { recursive: true });
+  },
+);
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pid=", "--ppid", String(pid)],
+    stdout: "piped",
+  })
+    .output();
+  return new TextDecoder().decode(out.stdout).split("\n").map((s) => Number(s.trim())).filter((n) =>
+    n > 0
+  );
+}
+
+async function alive(pid: number): Promise<boolean> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "stat=", "-p", String(pid)],
+    stdout: "piped",
+  })
+    .output();
+  const stat = new TextDecoder().decode(out.stdout).trim();
+  return stat !== "" && !stat.startsWith("Z");
+}
