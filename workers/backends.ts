@@ -7,6 +7,7 @@ import { RemcpError } from "../src/errors.ts";
 import type { Logger } from "../src/log.ts";
 import type { Backend } from "./backend.ts";
 import { openEmbedded } from "./embedded/embedded_backend.ts";
+import { openRizin } from "./rizin/rizin_backend.ts";
 
 /** What a backend gets besides its file. */
 export interface BackendEnv {
@@ -24,6 +25,8 @@ export function openBackend(
   switch (name) {
     case "embedded":
       return openEmbedded(path, options, env);
+    case "rizin":
+      return openRizin(path, options, env);
     default:
       throw new RemcpError("Unsupported", `Unknown backend "${name}"`, { backend: name });
   }
