@@ -4,7 +4,7 @@ import { RemcpError } from "../../../src/errors.ts";
 import * as spec from "../../../src/protocol/catalog/annotations.ts";
 import { hex, pageOf, paginate } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
-import { type DbAccess, type EmbeddedDb, labelOf, resolve, resolveMapped } from "../db.ts";
+import { type DbAccess, type EmbeddedDb, labelOf, resolveMapped } from "../db.ts";
 import type { AnnotationKind, Change } from "../store/store.ts";
 
 const NAME = /^[A-Za-z_.$@?][A-Za-z0-9_.$@?:<>~]*$/;
