@@ -1,0 +1,337 @@
+/**
+ * Turns exploration traces into the plain analysis data: blocks and edges per function, chunk
+ * layout, flags, cross-references (code, data, pointers in data), strings and names.
+ */
+
+import type { BinaryImage } from "../formats/image.ts";
+import type { CodeCache } from "./_code_cache.ts";
+import { DataRefScanner } from "./_data_refs.ts";
+import type { Trace } from "./_explore.ts";
+import type { Pacer } from "./_pacer.ts";
+import { scanStrings, stringAt } from "./strings.ts";
+import { stringName } from "./_names.ts";
+import {
+  ANALYSIS_VERSION,
+  type AnalysisData,
+  type Block,
+  type Chunk,
+  type Edge,
+  FUNCTION_FLAGS,
+  type FunctionFlag,
+  type FunctionInfo,
+  type FunctionSource,
+  type NameEntry,
+  type StringInfo,
+  type Xref,
+  type XrefKind,
+} from "./types.ts";
+
+/** A function start with what discovery knows about it. */
+export interface FunctionSeed {
+  start: number;
+  source: FunctionSource;
+  name?: string;
+  /** Extent from a symbol size or an unwind entry (plus `.cold` parts). */
+  ranges?: { start: number; end: number }[];
+  /** Split-off parts to explore with the function. */
+  extra: number[];
+}
+
+/** Inputs of {@link buildAnalysisData}. */
+export interface BuildInput {
+  image: BinaryImage;
+  cache: CodeCache;
+  seeds: Map<number, FunctionSeed>;
+  traces: Map<number, Trace>;
+  noreturn: Set<number>;
+  importAt: Map<number, string>;
+  slotTarget: Map<number, number>;
+  entry: number | undefined;
+  pacer: Pacer;
+  minStringLength: number;
+  stringsInCode: boolean;
+  dataPointers: { from: number; to: number }[];
+}
+
+const LIBRARY = new Set([
+  "_start",
+  "_init",
+  "_fini",
+  "deregister_tm_clones",
+  "register_tm_clones",
+  "__do_global_dtors_aux",
+  "frame_dummy",
+  "__libc_csu_init",
+  "__libc_csu_fini",
+  "_dl_relocate_static_pie",
+]);
+
+/** How far past a block's end the next block may start and still be the same chunk. */
+const CHUNK_SLACK = 32;
+
+const hex = (a: number) => a.toString(16).toUpperCase();
+
+/** Build the {@link AnalysisData} of an explored program. */
+export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData> {
+  const { image, cache, seeds, traces, pacer } = input;
+  const ptr = image.bits === 64 ? 8 : 4;
+  const starts = [...seeds.keys()].sort((a, b) => a - b);
+  const nextStart = (a: number): number => {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! <= a) lo = mid + 1;
+      else hi = mid;
+    }
+    return starts[lo] ?? Infinity;
+  };
+
+  const functions: FunctionInfo[] = [];
+  const xrefs: Xref[] = [];
+  const labels = new Set<number>();
+  const scanner = new DataRefScanner(image);
+  const thunkTargets = new Map<number, number>();
+  let done = 0;
+  for (const start of starts) {
+    const seed = seeds.get(start)!;
+    const trace = traces.get(start);
+    if (trace === undefined || trace.insns.size === 0) {
+      if (input.importAt.has(start)) {
+        functions.push({
+          start,
+          end: start + ptr,
+          name: seed.name ?? input.importAt.get(start)!,
+          source: seed.source,
+          flags: ["import"],
+          blocks: [],
+          chunks: [],
+          edges: [],
+        });
+      }
+      continue;
+    }
+    const insns = [...trace.insns.values()].sort((a, b) => a.address - b.address);
+    const blocks: Block[] = [];
+    const blockOf = new Map<number, number>();
+    const lastOf = new Map<number, number>();
+    let cur: Block | undefined;
+    let prevEnded = true;
+    for (const insn of insns) {
+      const a = insn.address;
+      if (cur === undefined || prevEnded || trace.leaders.has(a) || cur.end !== a) {
+        cur = { start: a, end: a };
+        blocks.push(cur);
+      }
+      cur.end = a + insn.size;
+      blockOf.set(a, cur.start);
+      lastOf.set(cur.start, a);
+      prevEnded = trace.enders.has(a);
+    }
+    const edges: Edge[] = [];
+    const seen = new Set<string>();
+    const addEdge = (e: Edge) => {
+      const key = `${e.from}:${e.to}:${e.kind}:${e.value ?? ""}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      edges.push(e);
+    };
+    for (const e of trace.edges) {
+      const from = blockOf.get(e.from);
+      if (from === undefined || (e.kind === "tail" && e.to === start)) continue;
+      const edge: Edge = { from, to: e.to, kind: e.kind };
+      if (e.value !== undefined) edge.value = e.value;
+      addEdge(edge);
+      if (e.kind !== "tail" && e.kind !== "false" && e.to !== start) labels.add(e.to);
+    }
+    for (let i = 0; i + 1 < blocks.length; i++) {
+      const b = blocks[i]!;
+      const n = blocks[i + 1]!;
+      const last = lastOf.get(b.start);
+      if (b.end === n.start && last !== undefined && !trace.enders.has(last)) {
+        addEdge({ from: b.start, to: n.start, kind: "fall" });
+      }
+    }
+    edges.sort((x, y) => x.from - y.from || x.to - y.to);
+
+    // The chunk holding the start, then the rest.
+    const limit = nextStart(start);
+    let end = start;
+    const chunks: Chunk[] = [];
+    for (const b of blocks) {
+      if (b.start >= start && b.start <= end + CHUNK_SLACK && b.start < limit) {
+        end = Math.max(end, b.end);
+      } else {
+        const last = chunks[chunks.length - 1];
+        if (last !== undefined && b.start <= last.end + CHUNK_SLACK) {
+          last.end = Math.max(last.end, b.end);
+        } else chunks.push({ start: b.start, end: b.end });
+      }
+    }
+    const declared = seed.ranges?.[0];
+    if (declared !== undefined && declared.start === start && declared.end > end) {
+      end = declared.end;
+    }
+    const inMain = chunks.filter((c) => !(c.start >= start && c.end <= end));
+
+    const flags: FunctionFlag[] = [];
+    const importName = input.importAt.get(start);
+    if (importName !== undefined) flags.push("import");
+    const first = trace.insns.get(start);
+    if (first !== undefined && (first.flow === "jump" || first.flow === "ijump")) {
+      const tail = trace.edges.find((e) => e.from === start && e.kind === "tail");
+      if (tail !== undefined || importName !== undefined) {
+        flags.push("thunk");
+        if (tail !== undefined && tail.to !== start) thunkTargets.set(start, tail.to);
+      }
+    }
+    if (input.noreturn.has(start)) flags.push("noreturn");
+    if (trace.switches > 0) flags.push("switch");
+    if (trace.calls.length === 0) flags.push("leaf");
+    if (start === input.entry) flags.push("entry");
+    const name = seed.name ?? importName;
+    if (name !== undefined && LIBRARY.has(name)) flags.push("library");
+    flags.sort((x, y) => FUNCTION_FLAGS.indexOf(x) - FUNCTION_FLAGS.indexOf(y));
+    functions.push({
+      start,
+      end,
+      name: name ?? "",
+      source: seed.source,
+      flags,
+      blocks,
+      chunks: inMain,
+      edges,
+    });
+
+    // Cross-references, walking blocks in order so register pairs stay within a block.
+    const callAt = new Map<number, number>();
+    for (const c of trace.calls) callAt.set(c.from, c.to);
+    for (const e of trace.edges) {
+      if (e.kind === "case" || e.kind === "tail" || e.kind === "jump" || e.kind === "true") {
+        xrefs.push({ from: e.from, to: e.to, kind: "jump" });
+      }
+    }
+    let bi = -1;
+    for (const insn of insns) {
+      const b = blockOf.get(insn.address)!;
+      if (b !== bi) {
+        scanner.beginBlock();
+        bi = b;
+      }
+      const call = callAt.get(insn.address);
+      if (call !== undefined) xrefs.push({ from: insn.address, to: call, kind: "call" });
+      for (const r of scanner.refs(insn)) {
+        if (call !== undefined && r.to === insn.memRef && r.kind === "read") {
+          xrefs.push({ from: insn.address, to: r.to, kind: "read" });
+          continue;
+        }
+        xrefs.push({ from: insn.address, to: r.to, kind: r.kind });
+      }
+    }
+    if ((++done & 31) === 0 && pacer.due()) {
+      await pacer.tick(0.85 + 0.1 * (done / starts.length), "Building the CFG");
+    }
+  }
+  for (const p of input.dataPointers) xrefs.push({ from: p.from, to: p.to, kind: "offset" });
+
+  // Strings: the scan, plus short ones code points at.
+  const strings = scanStrings(image, {
+    minLength: input.minStringLength,
+    includeCode: input.stringsInCode,
+  });
+  const stringStarts = new Set(strings.map((s) => s.address));
+  for (const x of xrefs) {
+    if (x.kind !== "offset" && x.kind !== "read") continue;
+    if (stringStarts.has(x.to) || cache.isCode(x.to)) continue;
+    const sec = image.sectionAt(x.to);
+    if (sec === undefined || (sec.kind !== "rodata" && sec.kind !== "data")) continue;
+    const s = stringAt(image, x.to, 2);
+    if (s !== undefined) {
+      strings.push(s);
+      stringStarts.add(s.address);
+    }
+  }
+  strings.sort((a, b) => a.address - b.address);
+  for (const x of xrefs) {
+    if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
+  }
+  const sorted = uniqueXrefs(xrefs);
+
+  // Names: symbols, imports, functions, strings, labels.
+  const names: NameEntry[] = [];
+  const nameOf = new Map<number, string>();
+  for (const f of functions) if (f.name !== "") nameOf.set(f.start, f.name);
+  for (const f of functions) {
+    if (f.name !== "") continue;
+    const target = thunkTargets.get(f.start);
+    const tn = target === undefined ? undefined : nameOf.get(target);
+    f.name = tn !== undefined ? `j_${tn}` : `sub_${hex(f.start)}`;
+  }
+  for (const f of functions) names.push({ address: f.start, name: f.name, kind: "function" });
+  for (const imp of image.imports) {
+    if (imp.slot !== undefined && imp.slot !== imp.address) {
+      names.push({ address: imp.slot, name: `__imp_${imp.name}`, kind: "import_slot" });
+    }
+  }
+  const fnStarts = new Set(functions.map((f) => f.start));
+  for (const s of image.symbols) {
+    if (s.address === 0 || fnStarts.has(s.address) || s.name === "") continue;
+    if (s.kind === "function" && cache.isCode(s.address)) continue; // .cold parts: labels below
+    names.push({
+      address: s.address,
+      name: s.name,
+      kind: s.kind === "object" ? "object" : "symbol",
+    });
+  }
+  const used = new Set<string>(names.map((n) => n.name));
+  for (const s of strings) {
+    let n = stringName(s.text);
+    if (used.has(n)) n = `${n}_${hex(s.address)}`;
+    used.add(n);
+    names.push({ address: s.address, name: n, kind: "string" });
+  }
+  for (const l of labels) {
+    if (!fnStarts.has(l)) names.push({ address: l, name: `loc_${hex(l)}`, kind: "label" });
+  }
+  names.sort((a, b) => a.address - b.address || a.kind.localeCompare(b.kind));
+
+  return {
+    version: ANALYSIS_VERSION,
+    arch: image.arch,
+    functions,
+    xrefs: sorted,
+    strings: dedupeStrings(strings),
+    names,
+    seconds: 0,
+  };
+}
+
+const KIND_ORDER: Record<XrefKind, number> = {
+  call: 0,
+  jump: 1,
+  read: 2,
+  write: 3,
+  offset: 4,
+  string: 5,
+};
+
+function uniqueXrefs(xrefs: Xref[]): Xref[] {
+  xrefs.sort((a, b) => a.from - b.from || a.to - b.to || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
+  const out: Xref[] = [];
+  for (const x of xrefs) {
+    const p = out[out.length - 1];
+    if (p !== undefined && p.from === x.from && p.to === x.to && p.kind === x.kind) continue;
+    out.push(x);
+  }
+  return out;
+}
+
+function dedupeStrings(strings: StringInfo[]): StringInfo[] {
+  const out: StringInfo[] = [];
+  for (const s of strings) {
+    const p = out[out.length - 1];
+    if (p !== undefined && p.address === s.address) continue;
+    out.push(s);
+  }
+  return out;
+}

@@ -1,0 +1,251 @@
+/**
+ * Recursive descent over one function: follows branches from its start, stops at returns,
+ * other functions' starts and calls to functions that never return, and records what the
+ * CFG, call graph and discovery need.
+ */
+
+import type { Insn } from "../arch/types.ts";
+import type { CodeCache } from "./_code_cache.ts";
+
+/** A resolved switch: the targets of an indirect jump, in table order. */
+export interface SwitchTable {
+  table: number;
+  targets: number[];
+}
+
+/** What exploration needs to know about the rest of the program. */
+export interface ExploreContext {
+  cache: CodeCache;
+  /** Starts of every known function (and import stub). */
+  isFunctionStart(addr: number): boolean;
+  /** Whether a call to `addr` never returns. */
+  isNoReturn(addr: number): boolean;
+  /** The call/jump target an indirect branch through memory slot `slot` means (GOT/IAT). */
+  slotTarget(slot: number): number | undefined;
+  /** Recognise a jump table ending at `ijump`; `before` walks back along the path. */
+  resolveSwitch(ijump: Insn, before: () => Iterable<Insn>): SwitchTable | undefined;
+  /** The first known function start above `addr` (Infinity when none). */
+  nextStartAfter(addr: number): number;
+  /** Whether `insn` takes its `memRef` as an address (x86 lea, AArch64 adr) rather than reading it. */
+  takesAddress(insn: Insn): boolean;
+  /** MIPS: branches have one delay slot. */
+  delaySlots: boolean;
+  /** PowerPC64 ELFv2: a call to `f + 8` is a call to `f`'s local entry. */
+  localEntryOffset: number;
+}
+
+/** An edge by the address of the instruction that branches. */
+export interface InsnEdge {
+  from: number;
+  to: number;
+  kind: "true" | "false" | "jump" | "fall" | "case" | "tail";
+  value?: number;
+}
+
+/** The result of exploring one function. */
+export interface Trace {
+  start: number;
+  insns: Map<number, Insn>;
+  /** Addresses where a block must start (branch targets, after conditional branches). */
+  leaders: Set<number>;
+  /** Instructions after which a block ends (branches, or their MIPS delay slots). */
+  enders: Set<number>;
+  edges: InsnEdge[];
+  calls: { from: number; to: number }[];
+  /** Addresses of code taken as values (lea of a code address): candidate functions. */
+  codePointers: number[];
+  /** Code addresses read as data (ARM literal pools): not instructions. */
+  dataInCode: number[];
+  mayReturn: boolean;
+  /** Instructions that failed to decode were reached. */
+  bad: boolean;
+  switches: number;
+}
+
+/**
+ * Explore the function at `start`. `ranges` bound it when a symbol or unwind table gives its
+ * extent (a jump outside them is a tail call); `extraEntries` are its split-off parts (`.cold`).
+ */
+export function explore(
+  ctx: ExploreContext,
+  start: number,
+  ranges: readonly { start: number; end: number }[] | undefined,
+  extraEntries: readonly number[],
+): Trace {
+  const trace: Trace = {
+    start,
+    insns: new Map(),
+    leaders: new Set([start, ...extraEntries]),
+    enders: new Set(),
+    edges: [],
+    calls: [],
+    codePointers: [],
+    dataInCode: [],
+    mayReturn: false,
+    bad: false,
+    switches: 0,
+  };
+  const own = new Set([start, ...extraEntries]);
+  const prevOf = new Map<number, number>();
+  const stack: number[] = [...extraEntries.slice().reverse(), start];
+  const cache = ctx.cache;
+  // Without a known extent, a jump before the start or past the next known function is a tail
+  // call: loops never branch before their function's entry.
+  const next = ranges === undefined ? ctx.nextStartAfter(start) : Infinity;
+  const inRange = (a: number) =>
+    ranges === undefined ? a >= start && a < next : ranges.some((r) => a >= r.start && a < r.end);
+
+  const isTail = (to: number): boolean => !own.has(to) && (ctx.isFunctionStart(to) || !inRange(to));
+
+  const before = (from: number) =>
+    function* (): Iterable<Insn> {
+      let a = prevOf.get(from);
+      for (let i = 0; a !== undefined && i < 24; i++) {
+        const insn = trace.insns.get(a);
+        if (insn === undefined) return;
+        yield insn;
+        a = prevOf.get(a);
+      }
+    };
+
+  while (stack.length > 0) {
+    let addr = stack.pop()!;
+    let prev: number | undefined;
+    while (true) {
+      if (trace.insns.has(addr)) break;
+      if (addr !== start && !own.has(addr) && ctx.isFunctionStart(addr)) {
+        // Flowed into the next function: the call before was to one that does not return,
+        // or this is a shared tail. Either way the other function owns the code.
+        if (prev !== undefined) {
+          trace.edges.push({ from: prev, to: addr, kind: "tail" });
+          trace.enders.add(prev);
+        }
+        trace.mayReturn = true;
+        break;
+      }
+      const insn = cache.at(addr);
+      if (insn === undefined || insn.flow === "invalid") {
+        trace.bad = true;
+        if (prev !== undefined) trace.enders.add(prev);
+        break;
+      }
+      trace.insns.set(addr, insn);
+      if (prev !== undefined && !prevOf.has(addr)) prevOf.set(addr, prev);
+      const next = addr + insn.size;
+      // The instruction after which the block really ends (the delay slot on MIPS).
+      let last = addr;
+      let after = next;
+      if (ctx.delaySlots && insn.flow !== "seq" && insn.flow !== "trap") {
+        const slot = cache.at(next);
+        if (slot !== undefined && slot.flow === "seq") {
+          trace.insns.set(next, slot);
+          prevOf.set(next, addr);
+          last = next;
+          after = next + slot.size;
+        }
+      }
+      prev = last;
+      if (insn.memRef !== undefined && insn.flow === "seq" && cache.isCode(insn.memRef)) {
+        if (ctx.takesAddress(insn)) trace.codePointers.push(insn.memRef);
+        else trace.dataInCode.push(insn.memRef);
+      }
+      let stop = false;
+      switch (insn.flow) {
+        case "seq":
+          break;
+        case "call":
+        case "icall": {
+          let to = insn.target;
+          if (to === undefined && insn.memRef !== undefined) to = ctx.slotTarget(insn.memRef);
+          if (to === undefined) break;
+          if (to === after && insn.flow === "call") break; // call next; pop: PC thunk idiom
+          if (ctx.localEntryOffset > 0 && !ctx.isFunctionStart(to)) {
+            const global = to - ctx.localEntryOffset;
+            if (ctx.isFunctionStart(global)) to = global;
+          }
+          trace.calls.push({ from: addr, to });
+          if (ctx.isNoReturn(to)) {
+            trace.enders.add(last);
+            stop = true;
+          }
+          break;
+        }
+        case "cjump": {
+          const to = insn.target;
+          if (to === undefined) {
+            trace.leaders.add(after);
+            trace.enders.add(last);
+            trace.edges.push({ from: addr, to: after, kind: "false" });
+            break;
+          }
+          trace.enders.add(last);
+          trace.leaders.add(after);
+          if (isTail(to)) {
+            trace.edges.push({ from: addr, to, kind: "tail" });
+            trace.mayReturn = true;
+          } else {
+            trace.edges.push({ from: addr, to, kind: "true" });
+            trace.leaders.add(to);
+            stack.push(to);
+            if (!prevOf.has(to)) prevOf.set(to, last);
+          }
+          trace.edges.push({ from: addr, to: after, kind: "false" });
+          break;
+        }
+        case "jump": {
+          const to = insn.target;
+          trace.enders.add(last);
+          stop = true;
+          if (to === undefined) {
+            trace.mayReturn = true;
+            break;
+          }
+          if (isTail(to)) {
+            trace.edges.push({ from: addr, to, kind: "tail" });
+            if (!ctx.isNoReturn(to)) trace.mayReturn = true;
+          } else {
+            trace.edges.push({ from: addr, to, kind: "jump" });
+            trace.leaders.add(to);
+            if (!prevOf.has(to)) prevOf.set(to, last);
+            stack.push(to);
+          }
+          break;
+        }
+        case "ijump": {
+          trace.enders.add(last);
+          stop = true;
+          const slot = insn.memRef === undefined ? undefined : ctx.slotTarget(insn.memRef);
+          if (slot !== undefined) {
+            trace.edges.push({ from: addr, to: slot, kind: "tail" });
+            if (!ctx.isNoReturn(slot)) trace.mayReturn = true;
+            break;
+          }
+          const sw = ctx.resolveSwitch(insn, before(addr));
+          if (sw === undefined) {
+            trace.mayReturn = true;
+            break;
+          }
+          trace.switches++;
+          sw.targets.forEach((to, i) => {
+            trace.edges.push({ from: addr, to, kind: "case", value: i });
+            trace.leaders.add(to);
+            if (!prevOf.has(to)) prevOf.set(to, last);
+            stack.push(to);
+          });
+          break;
+        }
+        case "ret":
+          trace.mayReturn = true;
+          trace.enders.add(last);
+          stop = true;
+          break;
+        default:
+          trace.enders.add(last);
+          stop = true;
+      }
+      if (stop) break;
+      addr = after;
+    }
+  }
+  return trace;
+}

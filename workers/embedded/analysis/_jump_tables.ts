@@ -1,0 +1,251 @@
+/**
+ * Switch jump-table recognition from the instructions before an indirect jump. Only the few
+ * instructions before each `ijump` are formatted, so the text cost stays small.
+ *
+ * Recognised: x86-64 gcc/clang PIC (`lea B,[rip+T]; movsxd R,[B+I*4]; add R,B; jmp R`), i386
+ * gcc PIC (the same relative to the GOT in a register), absolute tables (`jmp [I*8+T]`,
+ * `mov R,[I*8+T]; jmp R`), and AArch64 gcc (`adrp+add T; ldrb/ldrh/ldrsw; adr B; add ..., lsl #2;
+ * br`). The case count comes from the preceding `cmp I, N` with `ja`/`b.hi` (N+1 cases).
+ */
+
+import type { Insn } from "../arch/types.ts";
+import type { BinaryImage } from "../formats/image.ts";
+import type { CodeCache } from "./_code_cache.ts";
+import type { SwitchTable } from "./_explore.ts";
+
+const MAX_CASES = 4096;
+/** Without a bound, stop after this many entries that look like code. */
+const UNBOUNDED_CASES = 512;
+
+interface Text {
+  insn: Insn;
+  mnemonic: string;
+  ops: string;
+}
+
+/** Build the resolver used by exploration. */
+export function switchResolver(
+  image: BinaryImage,
+  cache: CodeCache,
+): (ijump: Insn, before: () => Iterable<Insn>) => SwitchTable | undefined {
+  const gotBase = image.sections.find((s) => s.name === ".got.plt")?.start ??
+    image.sections.find((s) => s.name === ".got")?.start;
+  const text = (insn: Insn): Text => {
+    const bytes = image.read(insn.address, insn.size) ?? new Uint8Array(0);
+    const t = cache.decoderFor(insn.address).format(bytes, insn.address, insn);
+    return { insn, mnemonic: t.mnemonic, ops: t.opStr };
+  };
+  const x86 = image.arch === "x86" || image.arch === "x86_64";
+  return (ijump, before) => {
+    const back: Text[] = [];
+    for (const insn of before()) {
+      back.push(text(insn));
+      if (back.length >= 16) break;
+    }
+    const jump = text(ijump);
+    if (x86) return resolveX86(image, cache, jump, back, gotBase);
+    if (image.arch === "aarch64") return resolveAarch64(image, cache, jump, back);
+    return undefined;
+  };
+}
+
+function num(s: string): number {
+  const neg = s.startsWith("-");
+  const v = Number.parseInt(neg ? s.slice(1) : s, s.includes("0x") ? 16 : 10);
+  return neg ? -v : v;
+}
+
+/**
+ * The case count from the bounds check before the table: the nearest conditional branch
+ * (`ja`/`jae`/`b.hi`/`b.cs`) and the `cmp X, N` or `sub X, N` just before it (N + 1 cases for
+ * "above", N for "above or equal"). Undefined when the pattern is not there.
+ */
+function boundFrom(back: readonly Text[], from: number, unsignedAbove: RegExp): number | undefined {
+  for (let i = from; i < back.length; i++) {
+    const t = back[i]!;
+    if (t.insn.flow !== "cjump") continue;
+    for (let j = i + 1; j < Math.min(back.length, i + 4); j++) {
+      const u = back[j]!;
+      if (u.mnemonic !== "cmp" && u.mnemonic !== "sub" && u.mnemonic !== "subs") continue;
+      const m = /,\s*#?(-?(?:0x)?[0-9a-f]+)$/.exec(u.ops);
+      if (m === null) return undefined;
+      const n = num(m[1]!);
+      return unsignedAbove.test(t.mnemonic) ? n + 1 : n;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+function readEntries(
+  image: BinaryImage,
+  cache: CodeCache,
+  table: number,
+  size: 1 | 2 | 4 | 8,
+  signed: boolean,
+  count: number | undefined,
+  toTarget: (entry: number) => number,
+): number[] | undefined {
+  const limit = count ?? UNBOUNDED_CASES;
+  if (limit <= 0 || limit > MAX_CASES) return undefined;
+  const bytes = image.read(table, limit * size) ?? image.readUpTo(table, limit * size);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const little = image.endian === "little";
+  const targets: number[] = [];
+  for (let i = 0; (i + 1) * size <= bytes.length && i < limit; i++) {
+    const o = i * size;
+    let e: number;
+    if (size === 1) e = signed ? view.getInt8(o) : view.getUint8(o);
+    else if (size === 2) e = signed ? view.getInt16(o, little) : view.getUint16(o, little);
+    else if (size === 4) e = signed ? view.getInt32(o, little) : view.getUint32(o, little);
+    else e = Number(view.getBigUint64(o, little));
+    const target = toTarget(e);
+    if (!cache.isCode(target)) {
+      if (count !== undefined) return undefined;
+      break;
+    }
+    targets.push(target);
+  }
+  return targets.length > 0 ? targets : undefined;
+}
+
+function parseMem(ops: string): { base?: string; index?: string; scale: number; disp: number } {
+  // iced prints `[rdx+rax*4]`, `[rax*8+0x4020]` or `[ebx+eax*4-0x1f40]` with spaces.
+  const inner = /\[([^\]]+)\]/.exec(ops)?.[1] ?? "";
+  const out: { base?: string; index?: string; scale: number; disp: number } = {
+    scale: 1,
+    disp: 0,
+  };
+  for (const raw of inner.replace(/\s+/g, "").replace(/-/g, "+-").split("+")) {
+    if (raw === "") continue;
+    const star = raw.indexOf("*");
+    if (star >= 0) {
+      out.index = raw.slice(0, star);
+      out.scale = Number(raw.slice(star + 1));
+    } else if (/^-?(0x)?[0-9a-f]+$/.test(raw) && /\d/.test(raw[0] === "-" ? raw[1]! : raw[0]!)) {
+      out.disp += num(raw);
+    } else out.base = raw;
+  }
+  return out;
+}
+
+function resolveX86(
+  image: BinaryImage,
+  cache: CodeCache,
+  jump: Text,
+  back: readonly Text[],
+  gotBase: number | undefined,
+): SwitchTable | undefined {
+  const ptr = image.bits === 64 ? 8 : 4;
+  // jmp [I*8 + T]: an absolute table read by the jump itself.
+  if (jump.ops.includes("[")) {
+    const m = parseMem(jump.ops);
+    if (m.base !== undefined || m.index === undefined || m.scale !== ptr) return undefined;
+    const count = boundFrom(back, 0, /^(ja|jnbe)$/);
+    const targets = readEntries(image, cache, m.disp, ptr, false, count, (e) => e);
+    return targets && { table: m.disp, targets };
+  }
+  const reg = jump.ops.trim();
+  // Find the instruction that last set the jump register.
+  for (let i = 0; i < back.length; i++) {
+    const t = back[i]!;
+    const [dst, src] = t.ops.split(",").map((s) => s.trim());
+    if (dst !== reg) continue;
+    if (t.mnemonic === "mov" && src?.includes("[")) {
+      const m = parseMem(t.ops);
+      if (m.base !== undefined || m.index === undefined || m.scale !== ptr) return undefined;
+      const count = boundFrom(back, i + 1, /^(ja|jnbe)$/);
+      const targets = readEntries(image, cache, m.disp, ptr, false, count, (e) => e);
+      return targets && { table: m.disp, targets };
+    }
+    if (t.mnemonic !== "add" || src === undefined) return undefined;
+    // add R, B: R was loaded from [B + I*4] (or B from the table and R is the base).
+    let load: { at: number; m: ReturnType<typeof parseMem> } | undefined;
+    for (let j = i + 1; j < back.length; j++) {
+      const u = back[j]!;
+      const d = u.ops.split(",")[0]?.trim();
+      if ((d === reg || d === src) && (u.mnemonic === "movsxd" || u.mnemonic === "mov")) {
+        if (!u.ops.includes("[")) return undefined;
+        load = { at: j, m: parseMem(u.ops) };
+        break;
+      }
+    }
+    if (load === undefined || load.m.scale !== 4 || load.m.base === undefined) return undefined;
+    const baseReg = load.m.base;
+    let base: number | undefined;
+    for (let j = i + 1; j < back.length; j++) {
+      const u = back[j]!;
+      if (u.mnemonic === "lea" && u.ops.split(",")[0]?.trim() === baseReg) {
+        base = u.insn.memRef;
+        break;
+      }
+    }
+    // i386 PIC: the base register holds the GOT address set up by the PC thunk.
+    if (base === undefined && image.bits === 32) base = gotBase;
+    if (base === undefined) return undefined;
+    const table = base + load.m.disp;
+    const count = boundFrom(back, load.at + 1, /^(ja|jnbe)$/);
+    const b = base;
+    const targets = readEntries(image, cache, table, 4, true, count, (e) => b + e);
+    return targets && { table, targets };
+  }
+  return undefined;
+}
+
+function resolveAarch64(
+  image: BinaryImage,
+  cache: CodeCache,
+  jump: Text,
+  back: readonly Text[],
+): SwitchTable | undefined {
+  if (jump.mnemonic !== "br") return undefined;
+  let base: number | undefined;
+  let shift = 2;
+  let size: 1 | 2 | 4 | undefined;
+  let signed = false;
+  let table: number | undefined;
+  let loadAt = -1;
+  let tableReg: string | undefined;
+  for (let i = 0; i < back.length; i++) {
+    const t = back[i]!;
+    if (t.mnemonic === "adr" && base === undefined) base = t.insn.memRef;
+    else if (t.mnemonic === "add" && size === undefined && /[su]xt[bhw]|lsl/.test(t.ops)) {
+      const m = /#(\d+)$/.exec(t.ops);
+      if (m !== null) shift = Number(m[1]);
+      signed = /sxt/.test(t.ops);
+    } else if (
+      /^ldr(b|h|sw|sb|sh)?$/.test(t.mnemonic) && t.ops.includes("[") && size === undefined
+    ) {
+      size = t.mnemonic.endsWith("b") ? 1 : t.mnemonic.endsWith("h") ? 2 : 4;
+      if (t.mnemonic.startsWith("ldrs")) signed = true;
+      tableReg = /\[([a-z0-9]+)/.exec(t.ops)?.[1];
+      loadAt = i;
+    } else if (t.mnemonic === "add" && tableReg !== undefined && table === undefined) {
+      const m = /^([a-z0-9]+),\s*([a-z0-9]+),\s*#(0x[0-9a-f]+|\d+)$/.exec(t.ops);
+      if (m !== null && m[1] === tableReg) {
+        for (let j = i + 1; j < back.length; j++) {
+          const u = back[j]!;
+          if (
+            u.mnemonic === "adrp" && u.ops.startsWith(m[2]! + ",") && u.insn.memRef !== undefined
+          ) {
+            table = u.insn.memRef + num(m[3]!);
+            break;
+          }
+        }
+      }
+    }
+  }
+  if (base === undefined || size === undefined || table === undefined) return undefined;
+  const count = boundFrom(back, loadAt + 1, /^b\.hi$/);
+  const b = base;
+  const targets = readEntries(
+    image,
+    cache,
+    table,
+    size,
+    signed,
+    count,
+    (e) => b + e * (1 << shift),
+  );
+  return targets && { table, targets };
+}

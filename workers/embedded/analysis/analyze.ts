@@ -1,0 +1,525 @@
+/**
+ * The analysis driver: function discovery (symbols → exception tables → entry points →
+ * recursive descent → pointers → gaps), the non-returning fixpoint, then CFG, cross-references,
+ * strings and names. Yields to the event loop regularly so the worker stays responsive.
+ */
+
+import type { Decoder, Insn } from "../arch/types.ts";
+import type { BinaryImage } from "../formats/image.ts";
+import { Analysis } from "./analysis.ts";
+import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
+import { CodeCache } from "./_code_cache.ts";
+import { explore, type ExploreContext, type Trace } from "./_explore.ts";
+import { switchResolver } from "./_jump_tables.ts";
+import { isNoReturnName } from "./_noreturn.ts";
+import { paddingAt, prologueAt } from "./_padding.ts";
+import { Pacer, type ProgressCallback } from "./_pacer.ts";
+import type { FunctionSource } from "./types.ts";
+
+/** Options of {@link analyze}. */
+export interface AnalyzeOptions {
+  onProgress?: ProgressCallback;
+  signal?: AbortSignal;
+  /** Longest stretch of work between event-loop yields, in ms; default 15. */
+  yieldEvery?: number;
+  /** ARM: the decoder for Thumb code (the main decoder then decodes A32). */
+  thumbDecoder?: Decoder;
+  /** Shortest string the scan reports; default 4. */
+  minStringLength?: number;
+  /** Scan code sections for strings too; default false. */
+  stringsInCode?: boolean;
+  /** Skip the gap scan (prologues and code after padding); default false. */
+  noGapScan?: boolean;
+}
+
+const TRUST: Record<FunctionSource, number> = {
+  symbol: 0,
+  export: 1,
+  import: 1,
+  exception_table: 2,
+  entry: 3,
+  call: 4,
+  tail_jump: 5,
+  code_pointer: 6,
+  data_pointer: 7,
+  prologue: 8,
+  gap: 9,
+};
+
+/** Bytes of code covered by explored instructions, one bitmap per executable range. */
+class Coverage {
+  readonly #ranges: readonly { start: number; end: number }[];
+  readonly #maps: Uint8Array[];
+  constructor(ranges: readonly { start: number; end: number }[]) {
+    this.#ranges = ranges;
+    this.#maps = ranges.map((r) => new Uint8Array(r.end - r.start));
+  }
+  #find(addr: number): number {
+    const r = this.#ranges;
+    for (let i = 0; i < r.length; i++) if (addr >= r[i]!.start && addr < r[i]!.end) return i;
+    return -1;
+  }
+  add(addr: number, size: number): void {
+    const i = this.#find(addr);
+    if (i < 0) return;
+    const o = addr - this.#ranges[i]!.start;
+    this.#maps[i]!.fill(1, o, o + size);
+  }
+  has(addr: number): boolean {
+    const i = this.#find(addr);
+    return i >= 0 && this.#maps[i]![addr - this.#ranges[i]!.start] === 1;
+  }
+}
+
+/** Ranges known from symbols and unwind tables, for "is this inside a known function". */
+class RangeIndex {
+  #starts: number[] = [];
+  #ends: number[] = [];
+  constructor(ranges: { start: number; end: number }[]) {
+    ranges.sort((a, b) => a.start - b.start);
+    for (const r of ranges) {
+      this.#starts.push(r.start);
+      this.#ends.push(r.end);
+    }
+  }
+  contains(addr: number): boolean {
+    let lo = 0;
+    let hi = this.#starts.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#starts[mid]! <= addr) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    // Ranges may nest or overlap a little; look back a few entries.
+    for (let k = found; k >= 0 && k > found - 4; k--) if (addr < this.#ends[k]!) return true;
+    return false;
+  }
+}
+
+/**
+ * Analyse `image` with `decoder` (for ARM, pass the A32 decoder and `options.thumbDecoder`).
+ * Resolves to an {@link Analysis}; rejects with the signal's reason when aborted.
+ */
+export async function analyze(
+  image: BinaryImage,
+  decoder: Decoder,
+  options: AnalyzeOptions = {},
+): Promise<Analysis> {
+  const t0 = performance.now();
+  const pacer = new Pacer(options.yieldEvery ?? 15, options.signal, options.onProgress);
+  const cache = new CodeCache(image, decoder, options.thumbDecoder);
+  const arm = image.arch === "arm";
+  const norm = (a: number) => (arm ? a & ~1 : a);
+
+  // --- imports: stubs are functions named after the import; slots lead to them. ---
+  const slotTarget = new Map<number, number>();
+  const importAt = new Map<number, string>();
+  for (const imp of image.imports) {
+    importAt.set(imp.address, imp.name);
+    if (imp.slot !== undefined) slotTarget.set(imp.slot, imp.address);
+    else slotTarget.set(imp.address, imp.address);
+  }
+
+  // --- seeds, most trusted first ---
+  const seeds = new Map<number, FunctionSeed>();
+  // Sorted starts for `nextStartAfter`, rebuilt lazily whenever a seed is added.
+  let sortedStarts: number[] | undefined;
+  const cold = new Map<string, number[]>();
+  const knownRanges: { start: number; end: number }[] = [];
+  const addSeed = (start: number, source: FunctionSource, end?: number, name?: string) => {
+    const s = seeds.get(start);
+    if (s === undefined) {
+      const seed: FunctionSeed = { start, source, extra: [] };
+      if (end !== undefined && end > start) seed.ranges = [{ start, end }];
+      if (name !== undefined) seed.name = name;
+      seeds.set(start, seed);
+      if (sortedStarts !== undefined) {
+        // Keep the sorted list current: rebuilding it per new seed is quadratic.
+        const st = sortedStarts;
+        let lo = 0;
+        let hi = st.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (st[mid]! < start) lo = mid + 1;
+          else hi = mid;
+        }
+        st.splice(lo, 0, start);
+      }
+      return true;
+    }
+    if (TRUST[source] < TRUST[s.source]) s.source = source;
+    if (s.ranges === undefined && end !== undefined && end > start) s.ranges = [{ start, end }];
+    if (s.name === undefined && name !== undefined) s.name = name;
+    return false;
+  };
+  for (const sym of image.symbols) {
+    if (sym.kind !== "function" || sym.address === 0) continue;
+    const a = norm(sym.address);
+    if (!cache.isCode(a)) continue;
+    const m = /^(.+)\.cold(?:\.\d+)?$/.exec(sym.name);
+    if (m !== null) {
+      const list = cold.get(m[1]!) ?? [];
+      list.push(a);
+      cold.set(m[1]!, list);
+      if (sym.size > 0) knownRanges.push({ start: a, end: a + sym.size });
+      continue;
+    }
+    addSeed(a, "symbol", sym.size > 0 ? a + sym.size : undefined, sym.name);
+    if (sym.size > 0) knownRanges.push({ start: a, end: a + sym.size });
+  }
+  for (const e of image.exports) {
+    const a = norm(e.address);
+    if (cache.isCode(a) && e.forwarder === undefined) addSeed(a, "export", undefined, e.name);
+  }
+  for (const imp of image.imports) addSeed(imp.address, "import", undefined, imp.name);
+  const coldStarts = new Set([...cold.values()].flat());
+  for (const h of image.functionHints) {
+    const a = norm(h.start);
+    if (!cache.isCode(a) || coldStarts.has(a)) continue;
+    addSeed(a, "exception_table", h.end);
+    if (h.end !== undefined) knownRanges.push({ start: a, end: h.end });
+  }
+  for (const ep of image.entryPoints) {
+    const a = norm(ep.address);
+    if (cache.isCode(a)) {
+      addSeed(a, "entry");
+    }
+  }
+  const entry = image.entry !== undefined ? norm(image.entry) : undefined;
+  // Attach `.cold` parts to their parents by name.
+  const byName = new Map<string, FunctionSeed>();
+  for (const s of seeds.values()) if (s.name !== undefined) byName.set(s.name, s);
+  for (const [parent, parts] of cold) {
+    const p = byName.get(parent);
+    if (p === undefined) continue;
+    p.extra.push(...parts);
+    if (p.ranges !== undefined) {
+      for (const a of parts) {
+        const r = knownRanges.find((k) => k.start === a);
+        p.ranges.push(r ?? { start: a, end: a + 1 });
+      }
+    }
+  }
+  const ranges = new RangeIndex(knownRanges);
+
+  // --- exploration context ---
+  const noreturn = new Set<number>();
+  for (const [addr, name] of importAt) if (isNoReturnName(name)) noreturn.add(addr);
+  for (const s of seeds.values()) {
+    if (s.name !== undefined && isNoReturnName(s.name)) noreturn.add(s.start);
+  }
+  const ctx: ExploreContext = {
+    cache,
+    isFunctionStart: (a) => seeds.has(a),
+    isNoReturn: (a) => noreturn.has(a),
+    slotTarget: (slot) => slotTarget.get(slot),
+    resolveSwitch: memoSwitches(switchResolver(image, cache)),
+    nextStartAfter: (a) => {
+      if (sortedStarts === undefined) sortedStarts = [...seeds.keys()].sort((x, y) => x - y);
+      const st = sortedStarts;
+      let lo = 0;
+      let hi = st.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (st[mid]! <= a) lo = mid + 1;
+        else hi = mid;
+      }
+      return st[lo] ?? Infinity;
+    },
+    takesAddress: (insn) => takesAddress(image, insn),
+    delaySlots: image.arch === "mips" || image.arch === "mips64",
+    localEntryOffset: image.arch === "ppc64" ? 8 : 0,
+  };
+  const traces = new Map<number, Trace>();
+  // Every instruction some function reached: a jump into one is not a new function.
+  const explored = new Set<number>();
+  const run = (s: FunctionSeed): Trace => {
+    const t = explore(ctx, s.start, s.ranges, s.extra);
+    traces.set(s.start, t);
+    for (const a of t.insns.keys()) explored.add(a);
+    return t;
+  };
+  const isImportOnly = (s: FunctionSeed) => s.source === "import" && !cache.isCode(s.start);
+
+  // --- recursive descent from every seed; new functions join the queue ---
+  await pacer.phase(0.05, "Exploring functions");
+  const queue: FunctionSeed[] = [...seeds.values()].sort((a, b) =>
+    TRUST[a.source] - TRUST[b.source]
+  );
+  const codePointers: number[] = [];
+  const descend = async () => {
+    // Tail-jump targets wait until the queue drains: by then the function whose body they
+    // may sit in has usually been explored, and a jump into a body is not a new function.
+    const tails: number[] = [];
+    for (let qi = 0; qi < queue.length; qi++) {
+      const s = queue[qi]!;
+      if (!isImportOnly(s)) {
+        const t = run(s);
+        for (const c of t.calls) {
+          if (cache.isCode(c.to) && !seeds.has(c.to) && addSeed(c.to, "call")) {
+            queue.push(seeds.get(c.to)!);
+          }
+        }
+        for (const e of t.edges) if (e.kind === "tail") tails.push(e.to);
+        codePointers.push(...t.codePointers);
+        if (pacer.due()) await pacer.tick(0.05 + 0.4 * (qi / queue.length), "Exploring functions");
+      }
+      if (qi === queue.length - 1) {
+        for (const to of tails.splice(0)) {
+          if (seeds.has(to) || !cache.isCode(to) || ranges.contains(to) || explored.has(to)) {
+            continue;
+          }
+          if (addSeed(to, "tail_jump")) queue.push(seeds.get(to)!);
+        }
+      }
+    }
+    queue.length = 0;
+  };
+  await descend();
+
+  // --- coverage of explored code, for pointer and gap candidates ---
+  const covered = (): Coverage => {
+    const c = new Coverage(cache.ranges);
+    const word = image.bits === 64 ? 8 : 4;
+    for (const t of traces.values()) {
+      for (const insn of t.insns.values()) c.add(insn.address, insn.size);
+      for (const d of t.dataInCode) c.add(d, word);
+    }
+    return c;
+  };
+  let cov = covered();
+  const tryCandidate = (a: number, source: FunctionSource): boolean => {
+    if (seeds.has(a) || cov.has(a) || !cache.isCode(a)) return false;
+    // Lazy-binding PLT entries continue after their jump; those tails are not functions.
+    if (/^(\.plt|__stubs|__stub_helper)/.test(image.sectionAt(a)?.name ?? "")) return false;
+    const probe = explore(ctx, a, undefined, []);
+    if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
+    let overlaps = false;
+    for (const insn of probe.insns.values()) if (cov.has(insn.address)) overlaps = true;
+    if (overlaps) {
+      // Code that flows into a known function is that function's unreached part (behind an
+      // unresolved indirect jump): mark it so later gap starts do not walk it again.
+      for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+      return false;
+    }
+    addSeed(a, source);
+    queue.push(seeds.get(a)!);
+    for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+    return true;
+  };
+
+  // --- pointers: lea of code addresses, then relocated or aligned pointers in data ---
+  await pacer.phase(0.5, "Following code pointers");
+  for (const a of codePointers) tryCandidate(norm(a), "code_pointer");
+  const pointers = dataPointers(image, cache);
+  for (const p of pointers) tryCandidate(norm(p.to), "data_pointer");
+  await descend();
+  cov = covered();
+
+  // --- gaps: code after padding, prologues ---
+  if (options.noGapScan !== true) {
+    await pacer.phase(0.6, "Scanning gaps");
+    for (let round = 0; round < 8; round++) {
+      let found = 0;
+      for (const r of cache.ranges) {
+        const bytes = image.readUpTo(r.start, r.end - r.start);
+        for (let i = 0; i < bytes.length;) {
+          const a = r.start + i;
+          if (cov.has(a)) {
+            i++;
+            continue;
+          }
+          const pad = paddingAt(image.arch, bytes, i, image.endian === "little");
+          if (pad > 0) {
+            i += pad;
+            continue;
+          }
+          // The first non-padding byte of a gap, or a prologue further in.
+          let j = i + 1;
+          if (tryCandidate(a, prologueAt(image, bytes, i) ? "prologue" : "gap")) found++;
+          else {
+            // Data or unreachable code: look further in for a recognisable prologue.
+            while (j < bytes.length && !cov.has(r.start + j)) {
+              if (prologueAt(image, bytes, j) && tryCandidate(r.start + j, "prologue")) {
+                found++;
+                break;
+              }
+              j++;
+            }
+          }
+          while (j < bytes.length && !cov.has(r.start + j)) j++;
+          i = j;
+          if (pacer.due()) await pacer.tick(0.6, "Scanning gaps");
+        }
+      }
+      if (found === 0) break;
+      await descend();
+      cov = covered();
+    }
+  }
+
+  // --- non-returning functions, to a fixpoint; then every function again with full knowledge ---
+  await pacer.phase(0.7, "Finding functions that do not return");
+  let dirty: FunctionSeed[] = [...seeds.values()];
+  for (let round = 0; round < 8 && dirty.length > 0; round++) {
+    const newly = new Set<number>();
+    for (const s of seeds.values()) {
+      if (isImportOnly(s) || noreturn.has(s.start)) continue;
+      const t = traces.get(s.start);
+      if (t !== undefined && !t.mayReturn && t.insns.size > 0) {
+        noreturn.add(s.start);
+        newly.add(s.start);
+      }
+    }
+    let i = 0;
+    for (const s of dirty) {
+      if (isImportOnly(s)) continue;
+      run(s);
+      if ((++i & 63) === 0 && pacer.due()) await pacer.tick(0.7 + 0.02 * round, "Re-exploring");
+    }
+    // Only callers of functions that just turned out not to return can change.
+    dirty = [];
+    if (newly.size === 0 && round > 0) break;
+    for (const s of seeds.values()) {
+      const t = traces.get(s.start);
+      if (t === undefined) continue;
+      if (
+        t.calls.some((c) => newly.has(c.to)) ||
+        t.edges.some((e) => e.kind === "tail" && newly.has(e.to))
+      ) dirty.push(s);
+    }
+  }
+
+  mergeColdParts(seeds, traces, run, entry);
+  sortedStarts = undefined;
+
+  await pacer.phase(0.85, "Building the CFG and cross-references");
+  const data = await buildAnalysisData({
+    image,
+    cache,
+    seeds,
+    traces,
+    noreturn,
+    importAt,
+    slotTarget,
+    entry,
+    pacer,
+    minStringLength: options.minStringLength ?? 4,
+    stringsInCode: options.stringsInCode === true,
+    dataPointers: pointers,
+  });
+  data.seconds = (performance.now() - t0) / 1000;
+  await pacer.phase(1, "Done");
+  return new Analysis(data, image);
+}
+
+/** Code addresses held by relocated words and aligned pointer-sized words of data sections. */
+function dataPointers(image: BinaryImage, cache: CodeCache): { from: number; to: number }[] {
+  const out: { from: number; to: number }[] = [];
+  for (const r of image.relocations) {
+    if (r.target !== undefined && cache.isCode(r.target)) {
+      out.push({ from: r.address, to: r.target });
+    }
+  }
+  // Position-independent images list every pointer in relocations; scanning their data too
+  // would mistake offsets and packed integers for addresses.
+  if (out.length > 0) return out;
+  const size = image.bits === 64 ? 8 : 4;
+  const little = image.endian === "little";
+  for (const s of image.sections) {
+    if ((s.kind !== "data" && s.kind !== "rodata") || s.fileSize === 0) continue;
+    if (
+      /^(\.eh_frame|\.gcc_except|\.dyn|\.gnu|\.rela?|\.note|\.hash|\.pdata|\.xdata)/.test(s.name)
+    ) continue;
+    const b = image.read(s.start, Math.min(s.end - s.start, s.fileSize));
+    if (b === undefined) continue;
+    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    for (let o = (size - (s.start % size)) % size; o + size <= b.length; o += size) {
+      const p = size === 8 ? Number(v.getBigUint64(o, little)) : v.getUint32(o, little);
+      if (p !== 0 && cache.isCode(p)) out.push({ from: s.start + o, to: p });
+    }
+  }
+  return out;
+}
+
+/**
+ * Without symbols, a split-off `.cold` part has its own unwind entry and looks like a function.
+ * One that is never called, is entered only by jumps from a single function, and either never
+ * returns or jumps back into that function's body is that function's chunk.
+ */
+function mergeColdParts(
+  seeds: Map<number, FunctionSeed>,
+  traces: Map<number, Trace>,
+  run: (s: FunctionSeed) => Trace,
+  entry: number | undefined,
+): void {
+  const called = new Set<number>();
+  const jumpers = new Map<number, Set<number>>();
+  for (const [start, t] of traces) {
+    for (const c of t.calls) called.add(c.to);
+    for (const e of t.edges) {
+      if (e.kind !== "tail") continue;
+      const set = jumpers.get(e.to) ?? new Set<number>();
+      set.add(start);
+      jumpers.set(e.to, set);
+    }
+    for (const p of t.codePointers) called.add(p);
+  }
+  const parents = new Set<FunctionSeed>();
+  for (const s of [...seeds.values()]) {
+    if (TRUST[s.source] < TRUST.exception_table || s.name !== undefined || s.start === entry) {
+      continue;
+    }
+    if (called.has(s.start)) continue;
+    const from = jumpers.get(s.start);
+    if (from === undefined || from.size !== 1) continue;
+    const parentStart = [...from][0]!;
+    const parent = seeds.get(parentStart);
+    const t = traces.get(s.start);
+    if (parent === undefined || t === undefined || parentStart === s.start) continue;
+    const backIntoParent = t.edges.some((e) =>
+      e.kind === "tail" && e.to !== parentStart && traces.get(parentStart)?.insns.has(e.to) === true
+    );
+    if (t.mayReturn && !backIntoParent) continue;
+    parent.extra.push(s.start);
+    if (parent.ranges !== undefined && s.ranges !== undefined) parent.ranges.push(...s.ranges);
+    seeds.delete(s.start);
+    traces.delete(s.start);
+    parents.add(parent);
+  }
+  // Once per parent: a large function can have many split-off parts.
+  for (const p of parents) if (seeds.has(p.start)) run(p);
+}
+
+/** Whether `insn` takes its memRef as an address: x86 `lea`, AArch64 `adr`. */
+function takesAddress(image: BinaryImage, insn: Insn): boolean {
+  const b = image.read(insn.address, Math.min(insn.size, 4));
+  if (b === undefined) return false;
+  if (image.arch === "x86" || image.arch === "x86_64") {
+    let i = 0;
+    while (b[i] === 0x66 || b[i] === 0x67) i++;
+    if (image.bits === 64 && ((b[i] ?? 0) & 0xf0) === 0x40) i++;
+    return b[i] === 0x8d;
+  }
+  if (image.arch === "aarch64" && b.length === 4) {
+    const w = new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+    return ((w & 0x9f000000) >>> 0) === 0x10000000;
+  }
+  return false;
+}
+
+/** Resolve each indirect jump once: functions are explored several times. */
+function memoSwitches(
+  resolve: ExploreContext["resolveSwitch"],
+): ExploreContext["resolveSwitch"] {
+  const memo = new Map<number, ReturnType<ExploreContext["resolveSwitch"]>>();
+  return (ijump, before) => {
+    if (memo.has(ijump.address)) return memo.get(ijump.address);
+    const r = resolve(ijump, before);
+    memo.set(ijump.address, r);
+    return r;
+  };
+}

@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { createDecoder } from "../arch/decoder.ts";
+import { analyze } from "./analyze.ts";
+import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
+
+const X64 = "elf_x86_64_gcc_O2";
+
+/** Truth functions in code, without split-off `.cold` parts (chunks, not functions). */
+function truthStarts(name: string): Map<number, { name: string; size: number }> {
+  const out = new Map<number, { name: string; size: number }>();
+  for (const f of truthOf(name).functions) {
+    if (/\.cold/.test(f.name)) continue;
+    out.set(Number(f.address), { name: f.name, size: f.size ?? 0 });
+  }
+  return out;
+}
+
+for (
+  const name of [
+    X64,
+    "elf_x86_64_gcc_O0",
+    "elf_x86_64_clang_O2",
+    "elf_i386_gcc_O2",
+    "elf_aarch64_gcc_O2",
+    "elf_arm_gcc_O2",
+    "elf_mips_gcc_O2",
+    "elf_riscv64_gcc_O2",
+    "elf_ppc64le_gcc_O2",
+  ]
+) {
+  Deno.test(`analyze() finds every function of ${name} with its start and end`, async () => {
+    const a = await analyzeFixture(name);
+    for (const [start, t] of truthStarts(name)) {
+      const f = a.functionStartingAt(start);
+      assert.ok(f !== undefined, `${t.name} at 0x${start.toString(16)} not found`);
+      if (t.size > 0) {
+        assert.ok(
+          Math.abs(f.end - (start + t.size)) <= 16,
+          `${t.name}: end 0x${f.end.toString(16)} vs 0x${(start + t.size).toString(16)}`,
+        );
+      }
+    }
+  });
+}
+
+Deno.test("analyze() reports main's direct callees from the truth file", async () => {
+  const a = await analyzeFixture(X64);
+  const main = a.functionByName("main");
+  assert.ok(main !== undefined);
+  const want = new Set(truthOf(X64).direct_calls!["main"]!.map((n) => n.replace(/@.*$/, "")));
+  const cold = new Set(truthOf(X64).direct_calls!["main.cold"]!.map((n) => n.replace(/@.*$/, "")));
+  const got = new Set(a.callees(main).map((f) => f.name));
+  for (const n of want) assert.ok(got.has(n), `missing callee ${n}`);
+  // main.cold is a chunk of main, so its callees are main's too.
+  for (const n of got) assert.ok(want.has(n) || cold.has(n), `unexpected callee ${n}`);
+  assert.ok(main.chunks.length >= 1, "main.cold should be a chunk of main");
+  assert.equal(a.functionByName("main.cold"), undefined);
+});
+
+Deno.test("analyze() links the print function to its strings and back", async () => {
+  const a = await analyzeFixture(X64);
+  const f = a.functionByName("remcp_print_strings")!;
+  const hello = a.stringsOf(f).find((s) => s.text === "Hello, remcp!");
+  assert.ok(hello !== undefined);
+  assert.ok(a.codeRefsToString(hello.address).some((r) => r.function === f));
+  // The symbol `remcp_hello` names the address; the generated string name sits beside it.
+  assert.equal(a.nameAt(hello.address), "remcp_hello");
+  assert.ok(a.namesAt(hello.address).some((n) => n.kind === "string" && n.name === "aHelloRemcp"));
+  assert.ok(a.strings().some((s) => s.encoding === "utf16le" && s.text === "wide string here"));
+});
+
+Deno.test("analyze() turns the x86-64 jump table into 18 case edges", async () => {
+  const a = await analyzeFixture(X64);
+  const f = a.functionByName("remcp_switch")!;
+  assert.ok(a.edgesOf(f).filter((e) => e.kind === "case").length >= 18);
+  assert.ok(f.flags.includes("switch"));
+  assert.ok(a.cyclomaticComplexity(f) >= 18);
+});
+
+Deno.test("analyze() follows ADRP+ADD to strings on AArch64", async () => {
+  const a = await analyzeFixture("elf_aarch64_gcc_O2");
+  const f = a.functionByName("remcp_print_strings")!;
+  assert.ok(a.stringsOf(f).some((s) => s.text === "Hello, remcp!"));
+});
+
+Deno.test("analyze() names PLT stubs after imports and stops at noreturn calls", async () => {
+  const a = await analyzeFixture(X64);
+  const printf = a.functionByName("printf")!;
+  assert.ok(printf.flags.includes("import"));
+  assert.ok(a.lookup("__imp_printf") !== undefined);
+  assert.ok(a.functionByName("remcp_fatal")!.flags.includes("noreturn"));
+  assert.ok(a.callers(printf).some((f) => f.name === "main"));
+  const main = a.functionByName("main")!;
+  assert.deepEqual(a.nearestName(main.start + 4), { name: "main", address: main.start, offset: 4 });
+});
+
+Deno.test("analyze() finds the same starts in a stripped binary as in its twin", async () => {
+  const full = await analyzeFixture(X64);
+  const stripped = await analyzeFixture("elf_x86_64_gcc_O2_stripped");
+  const starts = (a: typeof full) => a.functions().map((f) => f.start);
+  assert.deepEqual(starts(stripped), starts(full));
+});
+
+Deno.test("analyze() without eh_frame still finds every function start", async () => {
+  const a = await analyzeFixture("elf_x86_64_gcc_O2_stripped_noehframe");
+  for (const [start, t] of truthStarts("elf_x86_64_gcc_O2_stripped_noehframe")) {
+    assert.ok(a.functionStartingAt(start) !== undefined, `${t.name} not found`);
+  }
+});
+
+Deno.test("analyze() yields to the event loop and honours abort", async () => {
+  const image = openFixture(X64);
+  const decoder = await createDecoder(image.arch);
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  const progress: number[] = [];
+  await analyze(image, decoder, { yieldEvery: 0, onProgress: (f) => progress.push(f) });
+  clearInterval(timer);
+  assert.ok(ticks > 0, "no timer ran during analysis");
+  assert.equal(progress[progress.length - 1], 1);
+  const controller = new AbortController();
+  controller.abort(new Error("stop"));
+  await assert.rejects(analyze(image, decoder, { signal: controller.signal }), /stop/);
+});

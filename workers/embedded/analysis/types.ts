@@ -1,0 +1,126 @@
+/**
+ * The plain-data shapes of an analysis result. They are what the cache stores and what the
+ * {@link Analysis} query class indexes, so everything here is JSON-serializable.
+ */
+
+/** How a function was first found, in decreasing order of trust. */
+export type FunctionSource =
+  | "symbol"
+  | "export"
+  | "import"
+  | "exception_table"
+  | "entry"
+  | "call"
+  | "tail_jump"
+  | "code_pointer"
+  | "data_pointer"
+  | "prologue"
+  | "gap";
+
+/** Every function flag, in the order `FunctionInfo.flags` lists them. */
+export const FUNCTION_FLAGS = [
+  "import",
+  "thunk",
+  "noreturn",
+  "library",
+  "entry",
+  "switch",
+  "leaf",
+] as const;
+
+/** Facts about a function. */
+export type FunctionFlag = typeof FUNCTION_FLAGS[number];
+
+/** A non-contiguous part of a function (`foo.cold`, blocks placed after another function). */
+export interface Chunk {
+  start: number;
+  /** Exclusive. */
+  end: number;
+}
+
+/** A basic block: instructions at [start, end) executed in sequence. */
+export interface Block {
+  start: number;
+  /** Exclusive. */
+  end: number;
+}
+
+/**
+ * A CFG edge between two blocks of one function (or to another function's start for a tail
+ * jump): `true`/`false` of a conditional branch, `jump` unconditional, `fall` fallthrough,
+ * `case` a switch-table target (with the case index in `value`), `tail` a jump to another function.
+ */
+export interface Edge {
+  from: number;
+  to: number;
+  kind: "true" | "false" | "jump" | "fall" | "case" | "tail";
+  /** The switch case index, for `case` edges. */
+  value?: number;
+}
+
+/** A function and its control-flow graph. */
+export interface FunctionInfo {
+  start: number;
+  /** Exclusive end of the chunk that holds `start`. */
+  end: number;
+  name: string;
+  source: FunctionSource;
+  flags: FunctionFlag[];
+  /** Sorted by start. */
+  blocks: Block[];
+  /** Parts outside [start, end), sorted. */
+  chunks: Chunk[];
+  /** Sorted by `from`, then `to`. */
+  edges: Edge[];
+}
+
+/**
+ * What a reference does: code `call`/`jump`; data `read`/`write`; `offset` takes an address
+ * (lea, adrp+add, a pointer in data); `string` is an `offset` or `read` whose target is a string.
+ */
+export type XrefKind = "call" | "jump" | "read" | "write" | "offset" | "string";
+
+/** One cross-reference from an instruction (or a data word) to an address. */
+export interface Xref {
+  from: number;
+  to: number;
+  kind: XrefKind;
+}
+
+/** A string found in the image. */
+export interface StringInfo {
+  address: number;
+  /** Bytes, without the terminator. */
+  size: number;
+  encoding: "ascii" | "utf8" | "utf16le";
+  text: string;
+  /** Section name, or "" when the address has no section. */
+  section: string;
+}
+
+/** A named address. */
+export interface NameEntry {
+  address: number;
+  name: string;
+  kind: "function" | "import" | "import_slot" | "symbol" | "string" | "label" | "object";
+}
+
+/** Everything the analysis produced, as plain data. */
+export interface AnalysisData {
+  /** Version of this shape; a cache entry of another version is re-analysed. */
+  version: number;
+  arch: string;
+  /** Sorted by start. */
+  functions: FunctionInfo[];
+  /** Sorted by `from`, then `to`. */
+  xrefs: Xref[];
+  /** Sorted by address. */
+  strings: StringInfo[];
+  /** Sorted by address; at most one name per address and kind. */
+  names: NameEntry[];
+  /** Seconds spent analysing. */
+  seconds: number;
+}
+
+/** The {@link AnalysisData.version} this code writes. */
+export const ANALYSIS_VERSION = 1;
