@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import type { ToolResult } from "../protocol/results.ts";
 import type { Config } from "../config.ts";
 import { type CallOptions, type Spawner, WorkerProcess } from "./worker_process.ts";
+import { cancelSignalFor, isPythonBackend, PythonWorkers } from "./python_workers.ts";
 
 /** Where a database is in its life, as list_databases shows it. */
 export type DatabaseState = "loading" | "analysing" | "ready" | "failed" | "crashed" | "closed";
@@ -67,9 +68,17 @@ export class WorkerPool {
   #dbs = new Map<string, Database>();
   #deps: PoolDeps;
   #closing = false;
+  #python: PythonWorkers;
 
   constructor(deps: PoolDeps) {
     this.#deps = deps;
+    this.#python = new PythonWorkers(deps.config);
+  }
+
+  // An injected spawner (tests) wins; otherwise Python backends run python3, the rest remcp.
+  #spawnerFor(backend: string): Spawner | undefined {
+    if (this.#deps.spawn) return this.#deps.spawn;
+    return isPythonBackend(backend) ? this.#python.spawner(backend) : undefined;
   }
 
   /** Every database, open or dead, in opening order. */
@@ -116,7 +125,8 @@ export class WorkerPool {
       databaseId: id,
       env: this.#deps.env ?? workerEnv(),
       log: this.#deps.log,
-      ...(this.#deps.spawn ? { spawn: this.#deps.spawn } : {}),
+      spawn: this.#spawnerFor(req.backend),
+      cancelSignal: cancelSignalFor(req.backend),
     });
     const settled = Promise.withResolvers<void>();
     const db: Database = {

@@ -45,6 +45,7 @@ export class WorkerProcess {
   #exitCode: number | null = null;
   #signal: string | null = null;
   #log: Logger;
+  #cancelSignal: Deno.Signal | undefined;
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
 
@@ -70,7 +71,9 @@ export class WorkerProcess {
       databaseId: string;
       env: Record<string, string>;
       log: Logger;
-      spawn?: Spawner;
+      spawn?: Spawner | undefined;
+      /** Sent to the process when a call is aborted, beside notifications/cancelled. */
+      cancelSignal?: Deno.Signal | undefined;
     },
   ): Promise<WorkerProcess> {
     const spawn = opts.spawn ?? spawnSelf;
@@ -89,6 +92,7 @@ export class WorkerProcess {
     const transport = new LineTransport({ readable: child.stdout, writable: child.stdin });
     const client = new RpcClient(transport);
     const worker = new WorkerProcess(child, client, opts.log);
+    worker.#cancelSignal = opts.cancelSignal;
     void worker.#pumpStderr(child.stderr, opts.log.filePath(`worker-${opts.databaseId}`));
     try {
       await Promise.race([
@@ -178,6 +182,13 @@ export class WorkerProcess {
     options: CallOptions,
   ): Promise<ToolResult> {
     if (!this.#alive) throw this.crashError();
+    const interrupt = () => {
+      if (!this.#cancelSignal || !this.#alive) return;
+      try {
+        this.#child.kill(this.#cancelSignal);
+      } catch { /* gone */ }
+    };
+    if (this.#cancelSignal) options.signal?.addEventListener("abort", interrupt, { once: true });
     try {
       const result = await this.#client.request("tools/call", { name, arguments: args }, {
         timeoutMs: options.timeoutMs,
@@ -202,6 +213,8 @@ export class WorkerProcess {
       throw new RemcpError("Internal", `Worker protocol error in ${name}: ${message}`, {
         tool: name,
       });
+    } finally {
+      options.signal?.removeEventListener("abort", interrupt);
     }
   }
 

@@ -23,7 +23,10 @@ export interface InsnRow {
 
 /** How rows get names and comments. */
 export interface RowNamer {
+  /** Name for a branch or call target (`func+0x10` is fine). */
   label(address: number): string | undefined;
+  /** Name for a data reference: exact names, or inside a sized symbol. */
+  data(address: number): string | undefined;
   comment(address: number): string | undefined;
 }
 
@@ -45,6 +48,16 @@ export class CodeView {
     if (!d) {
       d = createDecoder(img.arch, { thumb, endian: img.endian, bits: img.bits });
       this.#decoders.set(key, d);
+    }
+    return d;
+  }
+
+  /** The Thumb decoder of an ARM image. */
+  thumbDecoder(): Promise<Decoder> {
+    let d = this.#decoders.get("thumb");
+    if (!d) {
+      d = createDecoder("arm", { thumb: true, endian: this.#image.endian });
+      this.#decoders.set("thumb", d);
     }
     return d;
   }
@@ -79,7 +92,7 @@ export class CodeView {
       }
       if (insn.memRef !== undefined) {
         row.ref = hex(insn.memRef);
-        const n = namer.label(insn.memRef);
+        const n = namer.data(insn.memRef);
         if (n) row.ref_name = n;
       }
       const c = namer.comment(insn.address);

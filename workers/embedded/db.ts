@@ -6,6 +6,8 @@ import type { BinaryImage } from "./formats/image.ts";
 import type { NameIndex } from "./names.ts";
 import type { AnnotationStore } from "./store/store.ts";
 import type { CodeView } from "./code.ts";
+import type { Analysis } from "./analysis/analysis.ts";
+import type { FunctionInfo } from "./analysis/types.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -18,6 +20,8 @@ export interface EmbeddedDb {
   names: NameIndex;
   store: AnnotationStore;
   code: CodeView;
+  /** Set once analysis has run (or was loaded from the cache). */
+  analysis?: Analysis;
   /** Name of the function containing an address, once analysis has run. */
   functionOf?: (address: number) => string | undefined;
   /** Start of the function containing an address, once analysis has run. */
@@ -57,4 +61,37 @@ export function labelOf(db: EmbeddedDb, addr: number): string | undefined {
   const n = db.names.nearest(addr);
   if (!n) return undefined;
   return n.offset === 0 ? n.name : `${n.name}+${hex(n.offset)}`;
+}
+
+/** The analysis, or Busy when it is not done (tools that need it are refused until then). */
+export function analysisOf(db: EmbeddedDb): Analysis {
+  if (!db.analysis) {
+    throw new RemcpError("Busy", "Analysis is still running: call wait_for_analysis first", {});
+  }
+  return db.analysis;
+}
+
+/** A function's effective name: the user's, else the analysis's. */
+export function fnName(db: EmbeddedDb, fn: FunctionInfo): string {
+  return db.names.userName(fn.start) ?? fn.name;
+}
+
+/** The function containing an address, or NotFound naming the nearest one. */
+export function functionContaining(db: EmbeddedDb, expr: string | number): FunctionInfo {
+  const a = analysisOf(db);
+  const addr = resolve(db, expr);
+  const fn = a.functionAt(addr);
+  if (fn) return fn;
+  const fns = a.functions();
+  let near: FunctionInfo | undefined;
+  for (const f of fns) {
+    if (!near || Math.abs(f.start - addr) < Math.abs(near.start - addr)) near = f;
+  }
+  throw new RemcpError(
+    "NotFound",
+    `No function contains ${hex(addr)}` +
+      (near ? `; the nearest is ${fnName(db, near)} at ${hex(near.start)}` : "") +
+      ` (list_functions lists them; disassemble works at any address)`,
+    { address: hex(addr), ...(near ? { nearest: hex(near.start) } : {}) },
+  );
 }

@@ -18,6 +18,13 @@ import { searchTools } from "./tools/search_tools.ts";
 import { annotationTools } from "./tools/annotation_tools.ts";
 import { codeTools } from "./tools/code_tools.ts";
 import { CodeView } from "./code.ts";
+import { functionTools } from "./tools/function_tools.ts";
+import { xrefTools } from "./tools/xref_tools.ts";
+import { analyze } from "./analysis/analyze.ts";
+import type { Analysis } from "./analysis/analysis.ts";
+import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
+import { ANALYSIS_VERSION } from "./analysis/types.ts";
+import { fnName } from "./db.ts";
 import { AnnotationStore } from "./store/store.ts";
 import { join } from "node:path";
 
@@ -57,6 +64,15 @@ export function openEmbedded(
         status = { state: "analysing", progress: 0, message: "delayed for debugging" };
         await new Promise((r) => setTimeout(r, delay));
       }
+      status = { state: "analysing", progress: 0, message: "analysing" };
+      const analysis = await loadOrAnalyze(db, (progress, message) => {
+        status = { state: "analysing", progress, message };
+      });
+      attachAnalysis(db, analysis);
+      env.log.info(`analysed ${path}`, {
+        functions: analysis.functions().length,
+        seconds: seconds(),
+      });
       status = { state: "ready", seconds: seconds() };
     } catch (err) {
       const payload = toErrorPayload(
@@ -88,6 +104,8 @@ export function openEmbedded(
       ...searchTools(need),
       ...annotationTools(need),
       ...codeTools(need),
+      ...functionTools(need),
+      ...xrefTools(need),
     ],
     save: () => {
       if (!db) return Promise.resolve({ saved: false });
@@ -134,4 +152,45 @@ export function storePath(
     .map((k) => `${k}-${String(options[k]).replace(/[^A-Za-z0-9_]/g, "")}`);
   const suffix = parts.length > 0 ? `-${parts.join("-")}` : "";
   return join(stateDir, "databases", `${sha256}${suffix}.sqlite`);
+}
+
+const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
+
+/** The cached analysis when there is a usable one, else a fresh analysis (then cached). */
+async function loadOrAnalyze(
+  db: EmbeddedDb,
+  onProgress: (fraction: number, message: string) => void,
+): Promise<Analysis> {
+  const cached = db.store.loadCache(CACHE_KEY);
+  if (cached) {
+    try {
+      return deserializeAnalysis(cached, db.image);
+    } catch {
+      // An unreadable or outdated cache is just analysed again.
+    }
+  }
+  const decoder = await db.code.decoder(db.image.entry ?? db.image.imageBase);
+  const thumbDecoder = db.image.arch === "arm" ? await db.code.thumbDecoder() : undefined;
+  const analysis = await analyze(db.image, decoder, {
+    onProgress,
+    ...(thumbDecoder ? { thumbDecoder } : {}),
+  });
+  try {
+    db.store.saveCache(CACHE_KEY, serializeAnalysis(analysis));
+  } catch {
+    // The cache is an optimisation: a full disk must not fail the open.
+  }
+  return analysis;
+}
+
+/** Wires the analysis into names and the function lookups annotations use. */
+function attachAnalysis(db: EmbeddedDb, analysis: Analysis): void {
+  db.analysis = analysis;
+  db.names.attachAnalysis(analysis);
+  db.functionOf = (a) => {
+    const fn = analysis.functionAt(a);
+    return fn ? fnName(db, fn) : undefined;
+  };
+  db.functionStart = (a) => analysis.functionAt(a)?.start;
+  db.defaultName = (a) => analysis.nameAt(a);
 }

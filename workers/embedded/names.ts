@@ -5,6 +5,7 @@
 import type { NameResolver } from "../../src/protocol/address.ts";
 import { nearNames } from "../../src/protocol/address.ts";
 import type { BinaryImage } from "./formats/image.ts";
+import type { Analysis } from "./analysis/analysis.ts";
 
 /** A named address and where the name came from. */
 export interface NamedAddress {
@@ -22,7 +23,7 @@ export class NameIndex implements NameResolver {
   #sorted: NamedAddress[] = [];
   #user = new Map<number, string>();
   #userByName = new Map<string, number>();
-  #extra: NameResolver | undefined;
+  #analysis: Analysis | undefined;
 
   constructor(image: BinaryImage) {
     const add = (e: NamedAddress) => {
@@ -74,9 +75,9 @@ export class NameIndex implements NameResolver {
       .sort((a, b) => a.address - b.address || a.name.localeCompare(b.name));
   }
 
-  /** Consulted after the built-in names (e.g. the analysis's `sub_…` names). */
-  setFallback(resolver: NameResolver): void {
-    this.#extra = resolver;
+  /** Adds the analysis's names (functions, `sub_…`, `loc_…`, strings) behind the file's own. */
+  attachAnalysis(analysis: Analysis): void {
+    this.#analysis = analysis;
   }
 
   /** Sets or clears (`undefined`) the user name at `address`. */
@@ -96,7 +97,7 @@ export class NameIndex implements NameResolver {
   }
 
   lookup(name: string): number | undefined {
-    return this.#userByName.get(name) ?? this.#byName.get(name) ?? this.#extra?.lookup(name);
+    return this.#userByName.get(name) ?? this.#byName.get(name) ?? this.#analysis?.lookup(name);
   }
 
   suggest(name: string): string[] {
@@ -112,6 +113,8 @@ export class NameIndex implements NameResolver {
   nameAt(address: number): string | undefined {
     const user = this.#user.get(address);
     if (user !== undefined) return user;
+    const a = this.#analysis?.nameAt(address);
+    if (a !== undefined) return a;
     const i = this.#lowerBound(address);
     const e = this.#sorted[i];
     return e && e.address === address ? e.name : undefined;
@@ -119,12 +122,34 @@ export class NameIndex implements NameResolver {
 
   /** The closest name at or below `address`, within `maxDistance`. */
   nearest(address: number, maxDistance = 0x10000): { name: string; offset: number } | undefined {
+    const exact = this.nameAt(address);
+    if (exact !== undefined) return { name: exact, offset: 0 };
+    const an = this.#analysis?.nearestName(address);
+    // A chunk placed before its function's start would give a negative offset: skip it.
+    if (an && an.offset >= 0 && address - an.address <= maxDistance) {
+      return { name: this.#user.get(an.address) ?? an.name, offset: an.offset };
+    }
     let i = this.#lowerBound(address);
     if (this.#sorted[i]?.address !== address) i--;
     const e = this.#sorted[i];
     if (!e || address - e.address > maxDistance) return undefined;
     if (e.size > 0 && address >= e.address + e.size) return undefined;
     return { name: this.#user.get(e.address) ?? e.name, offset: address - e.address };
+  }
+
+  /** `symbol+0x…` when `address` lies inside a sized symbol (a data object, a function). */
+  containing(address: number): string | undefined {
+    const exact = this.nameAt(address);
+    if (exact !== undefined) return exact;
+    let i = this.#lowerBound(address);
+    if (this.#sorted[i]?.address !== address) i--;
+    for (; i >= 0 && i > this.#lowerBound(address) - 8; i--) {
+      const e = this.#sorted[i]!;
+      if (e.size > 0 && address < e.address + e.size) {
+        return `${this.#user.get(e.address) ?? e.name}+0x${(address - e.address).toString(16)}`;
+      }
+    }
+    return undefined;
   }
 
   #lowerBound(address: number): number {

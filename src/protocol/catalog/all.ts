@@ -6,10 +6,20 @@ import * as data from "./data.ts";
 import * as search from "./search.ts";
 import * as disasm from "./disasm.ts";
 import * as notes from "./annotations.ts";
+import * as fns from "./functions.ts";
+import * as xrefs from "./xrefs.ts";
 
 /** All worker tool specs. */
 export const WORKER_TOOLS: readonly ToolSpec[] = [
   info.getDatabaseInfo,
+  fns.listFunctions,
+  fns.functionSummary,
+  fns.disassembleFunction,
+  fns.decompileFunction,
+  xrefs.xrefsTo,
+  xrefs.xrefsFrom,
+  xrefs.findCodeByString,
+  data.listStrings,
   info.listSegments,
   info.listSections,
   info.listEntryPoints,
@@ -35,4 +45,8 @@ export const WORKER_TOOLS: readonly ToolSpec[] = [
   notes.listChanges,
   notes.exportAnnotations,
   notes.importAnnotations,
+  fns.getFunction,
+  fns.getBasicBlocks,
+  fns.getCfg,
+  fns.getCallGraph,
 ] as unknown as readonly ToolSpec[];

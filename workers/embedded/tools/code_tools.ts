@@ -15,6 +15,7 @@ const MAX_IMM_HITS = 10_000;
 export function rowNamer(d: EmbeddedDb): RowNamer {
   return {
     label: (a) => labelOf(d, a),
+    data: (a) => d.names.containing(a),
     comment: (a) => d.store.get("comment", a),
   };
 }
