@@ -62,6 +62,8 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   xrefs_to: { address: "remcp_fact" },
   xrefs_from: { address: "main" },
   find_code_by_string: { pattern: "remcp" },
+  command: { command: "afl~main" },
+  command_json: { command: "aflj" },
 };
 
 /** Backends and whether they can run here. */
@@ -81,7 +83,7 @@ for (const b of await backends()) {
     ignore: !b.available,
     ...e2e,
     fn: async () => {
-      const h = await startRemcp();
+      const h = await startRemcp({ args: ["--allow-scripts"] });
       try {
         const o = await ok(h.client, "open_database", { path: FILE, backend: b.name });
         await ok(h.client, "wait_for_analysis", { timeout: 120 });

@@ -17,6 +17,8 @@ export interface BackendInfo {
 }
 
 const PYTHON_ENGINE_MISSING = [
+  "command",
+  "command_json",
   "list_targets",
   "read_data",
   "search_bytes",
@@ -41,7 +43,7 @@ const PYTHON_ENGINE_MISSING = [
 
 /** Tools a backend lacks (the rest of the catalog it implements). */
 const MISSING: Record<string, readonly string[]> = {
-  embedded: ["decompile_function"],
+  embedded: ["decompile_function", "command", "command_json"],
   rizin: [],
   // The Python engine adapters implement the tools of workers/python/remcp/generic.py; the
   // worker's own tools/list is checked as well, so this list only words the refusals.

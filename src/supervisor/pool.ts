@@ -123,7 +123,7 @@ export class WorkerPool {
       path: canonical,
       options: req.options,
       databaseId: id,
-      env: this.#deps.env ?? workerEnv(),
+      env: this.#deps.env ?? workerEnv(this.#deps.config),
       log: this.#deps.log,
       spawn: this.#spawnerFor(req.backend),
       cancelSignal: cancelSignalFor(req.backend),
@@ -338,8 +338,20 @@ export class WorkerPool {
 }
 
 /** The environment workers get: ours, minus nothing (workers read REMCP_* themselves). */
-function workerEnv(): Record<string, string> {
-  return Deno.env.toObject();
+/**
+ * The environment workers get: ours, plus the settings that came from flags rather than the
+ * environment (a worker reads its configuration from REMCP_* variables).
+ */
+export function workerEnv(config: Config): Record<string, string> {
+  const env = Deno.env.toObject();
+  env.REMCP_MAX_OUTPUT_BYTES = String(config.maxOutputBytes);
+  env.REMCP_STATE_DIR = config.stateDir;
+  env.REMCP_ALLOW_WRITE = config.allowWrite ? "1" : "0";
+  env.REMCP_ALLOW_SCRIPTS = config.allowScripts ? "1" : "0";
+  env.REMCP_LOG_LEVEL = config.logLevel;
+  if (config.rizinPath) env.REMCP_RIZIN = config.rizinPath;
+  if (config.logDir) env.REMCP_LOG_DIR = config.logDir;
+  return env;
 }
 
 function sortKeys(value: Record<string, unknown>): Record<string, unknown> {

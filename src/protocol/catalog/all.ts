@@ -8,6 +8,7 @@ import * as disasm from "./disasm.ts";
 import * as notes from "./annotations.ts";
 import * as fns from "./functions.ts";
 import * as xrefs from "./xrefs.ts";
+import * as scripts from "./scripts.ts";
 
 /** All worker tool specs. */
 export const WORKER_TOOLS: readonly ToolSpec[] = [
@@ -49,4 +50,6 @@ export const WORKER_TOOLS: readonly ToolSpec[] = [
   fns.getBasicBlocks,
   fns.getCfg,
   fns.getCallGraph,
+  scripts.command,
+  scripts.commandJson,
 ] as unknown as readonly ToolSpec[];
