@@ -1,0 +1,139 @@
+/** End-to-end: the embedded analysis against fixtures with known source and ground truth. */
+import assert from "node:assert/strict";
+import { fixture, type Harness, ok, startRemcp } from "./_harness.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+async function open(h: Harness, name: string) {
+  const o = await ok(h.client, "open_database", { path: fixture(name) });
+  await ok(h.client, "wait_for_analysis", { database: o.database });
+  return String(o.database);
+}
+
+async function truth(name: string) {
+  return JSON.parse(await Deno.readTextFile(fixture(`${name}.truth.json`)));
+}
+
+type Fn = { name: string; start: string; end: string };
+
+async function allFunctions(h: Harness, db: string): Promise<Fn[]> {
+  const r = await ok(h.client, "list_functions", { database: db, limit: 10000 });
+  return r.items as Fn[];
+}
+
+Deno.test("every function of the source is found with the right start", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    for (const name of ["elf_x86_64_gcc_O2", "elf_x86_64_clang_O2", "elf_aarch64_gcc_O2"]) {
+      const t = await truth(name);
+      const db = await open(h, name);
+      const found = new Map((await allFunctions(h, db)).map((f) => [f.start, f]));
+      for (const f of t.functions as { name: string; address: string; size: number }[]) {
+        if (f.name.includes(".cold") || f.size === 0) continue;
+        const got = found.get(f.address);
+        assert.ok(got, `${name}: ${f.name} at ${f.address} found`);
+        assert.equal(got.name, f.name, `${name}: named ${f.name}`);
+        const end = Number(got.end);
+        const want = Number(f.address) + f.size;
+        assert.ok(end >= want && end - want < 16, `${name}: ${f.name} ends at ${got.end}`);
+      }
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("main's callees, string users and switch cases match the source", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const t = await truth("elf_x86_64_gcc_O2");
+    const db = await open(h, "elf_x86_64_gcc_O2");
+    const s = await ok(h.client, "function_summary", {
+      database: db,
+      address: "main",
+      max_items: 50,
+    });
+    const callees = new Set((s.callees as { name: string }[]).map((c) => c.name));
+    const want = (t.direct_calls as Record<string, string[]>).main!.filter((n) =>
+      !n.endsWith("@plt")
+    );
+    for (const n of want) assert.ok(callees.has(n), `main calls ${n}`);
+    assert.ok((s.imports as string[]).includes("printf"));
+
+    const users = await ok(h.client, "find_code_by_string", {
+      database: db,
+      pattern: "^Hello, remcp!",
+    });
+    assert.ok(
+      (users.items as { function?: string }[]).some((u) => u.function === "remcp_print_strings"),
+    );
+
+    const cfg = await ok(h.client, "call", {
+      name: "get_cfg",
+      arguments: { database: db, address: "remcp_switch" },
+    });
+    const cases = (cfg.edges as { kind: string }[]).filter((e) => e.kind === "case");
+    assert.ok(cases.length >= 18, `switch has ${cases.length} case edges`);
+
+    const graph = await ok(h.client, "call", {
+      name: "get_call_graph",
+      arguments: { database: db, address: "main", depth: 2 },
+    });
+    assert.ok((graph.nodes as { name: string }[]).some((n) => n.name === "remcp_fact"));
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test(
+  "a stripped binary yields the same function starts as its unstripped twin",
+  e2e,
+  async () => {
+    const h = await startRemcp();
+    try {
+      const full = await open(h, "elf_x86_64_gcc_O2");
+      const stripped = await open(h, "elf_x86_64_gcc_O2_stripped");
+      const a = new Set((await allFunctions(h, full)).map((f) => f.start));
+      const b = new Set((await allFunctions(h, stripped)).map((f) => f.start));
+      const missing = [...a].filter((x) => !b.has(x));
+      assert.deepEqual(missing, [], "no function lost by stripping");
+      const names = (await allFunctions(h, stripped)).map((f) => f.name);
+      assert.ok(names.some((n) => n.startsWith("sub_")), "unnamed functions get sub_ names");
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+Deno.test("a rename shows in summaries, xrefs and function disassembly", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const db = await open(h, "elf_x86_64_gcc_O2_stripped");
+    const t = await truth("elf_x86_64_gcc_O2");
+    const fact = (t.functions as { name: string; address: string }[]).find((f) =>
+      f.name === "remcp_fact"
+    )!;
+    await ok(h.client, "rename", { database: db, address: fact.address, name: "factorial" });
+    const main = (t.functions as { name: string; address: string }[]).find((f) =>
+      f.name === "main"
+    )!;
+    const s = await ok(h.client, "function_summary", {
+      database: db,
+      address: main.address,
+      max_items: 50,
+    });
+    assert.ok((s.callees as { name: string }[]).some((c) => c.name === "factorial"));
+    const x = await ok(h.client, "xrefs_to", { database: db, address: "factorial" });
+    assert.ok((x.items as { to_name?: string }[]).every((i) => i.to_name === "factorial"));
+    const dis = await ok(h.client, "disassemble_function", {
+      database: db,
+      address: main.address,
+      limit: 500,
+    });
+    assert.ok((dis.items as { target_name?: string }[]).some((i) => i.target_name === "factorial"));
+    const fns = await ok(h.client, "list_functions", { database: db, filter: "^factorial$" });
+    assert.equal((fns.items as { flags: string[] }[])[0]!.flags.includes("user_named"), true);
+  } finally {
+    await h.close();
+  }
+});
