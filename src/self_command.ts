@@ -1,13 +1,43 @@
 /**
  * How remcp re-launches itself for a subcommand (worker, sandbox, daemon): the compiled
- * executable runs itself; from source or a bundle, the running Deno runs the main module again.
- * Nothing spawns `deno` by name.
+ * executable runs itself; from source, a bundle or a URL, the running Deno runs the main module
+ * again with the flags that module needs. Nothing spawns `deno` by name.
  */
+import { fileURLToPath } from "node:url";
 
 /** A program and its arguments, ready for `Deno.Command`. */
 export interface SelfCommand {
   command: string;
   args: string[];
+}
+
+/** What {@link selfCommand} looks at; tests pass their own. */
+export interface SelfLaunch {
+  /** `Deno.build.standalone`: running as a `deno compile` executable. */
+  standalone: boolean;
+  /** `Deno.execPath()`: the executable running now (deno, or the compiled remcp). */
+  execPath: string;
+  /** The URL of the program's entry module, see {@link mainModuleUrl}. */
+  main: string;
+  /** Whether a local file exists (for the checkout's deno.json). */
+  exists(path: string): boolean;
+}
+
+/** The running process, as {@link selfCommand} sees it by default. */
+export function currentLaunch(): SelfLaunch {
+  return {
+    standalone: Deno.build.standalone,
+    execPath: Deno.execPath(),
+    main: mainModuleUrl(),
+    exists(path) {
+      try {
+        Deno.statSync(path);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 /** The URL of the program's entry module (src/main.ts, or the bundle when bundled). */
@@ -18,26 +48,50 @@ export function mainModuleUrl(): string {
 }
 
 /** The command that runs `remcp <subcommand> ...args` with this same program. */
-export function selfCommand(subcommand: string, args: readonly string[] = []): SelfCommand {
-  if (Deno.build.standalone) {
-    return { command: Deno.execPath(), args: [subcommand, ...args] };
+export function selfCommand(
+  subcommand: string,
+  args: readonly string[] = [],
+  launch: SelfLaunch = currentLaunch(),
+): SelfCommand {
+  if (launch.standalone) {
+    return { command: launch.execPath, args: [subcommand, ...args] };
   }
-  const main = mainModuleUrl();
-  const config = configFlag(main);
   return {
-    command: Deno.execPath(),
-    args: ["run", "-A", "--quiet", "--no-prompt", ...config, main, subcommand, ...args],
+    command: launch.execPath,
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--no-prompt",
+      ...runFlags(launch),
+      launch.main,
+      subcommand,
+      ...args,
+    ],
   };
 }
 
-/** From a source checkout, pin the project's deno.json so a child's cwd does not matter. */
-function configFlag(main: string): string[] {
-  if (!main.startsWith("file:") || !main.endsWith("/src/main.ts")) return [];
-  const config = new URL("../deno.json", main);
-  try {
-    Deno.statSync(config);
-    return ["--config", config.pathname];
-  } catch {
-    return [];
+/**
+ * The `deno run` flags the main module needs, derived from where it lives (Deno does not tell a
+ * program the flags it was started with):
+ * - a checkout's src/main.ts: its deno.json (imports, unstable raw-imports), whatever the cwd;
+ * - a bundle: nothing, and no config a child's cwd might hold;
+ * - src/main.ts from a URL: the import map served beside it (bare specifiers do not resolve in
+ *   remote modules otherwise) and raw imports (deno.json is not read for remote modules).
+ */
+function runFlags(launch: SelfLaunch): string[] {
+  const { main } = launch;
+  const isSource = main.endsWith("/src/main.ts");
+  if (main.startsWith("file:")) {
+    if (!isSource) return ["--no-config"];
+    const config = fileURLToPath(new URL("../deno.json", main));
+    return launch.exists(config) ? ["--config", config] : [];
   }
+  if (!isSource) return ["--no-config"];
+  return [
+    "--no-config",
+    "--unstable-raw-imports",
+    "--import-map",
+    new URL("../import_map.json", main).href,
+  ];
 }
