@@ -27,7 +27,10 @@ function codeBytes(bytes: Uint8Array): number {
     .reduce((n, s) => n + (s.end - s.start), 0);
 }
 
-console.log("file                         code MB   first open s   s/MB   reopen s   speedup");
+console.log(
+  "file                         code MB   open s  analysis s  s/MB   reopen s  cache s  " +
+    "open speedup  analysis speedup",
+);
 for (const file of files) {
   const stateDir = await Deno.makeTempDir();
   const h = await startRemcp({
@@ -40,15 +43,27 @@ for (const file of files) {
     const a = await ok(h.client, "open_database", { path: file });
     await ok(h.client, "wait_for_analysis", { database: a.database, timeout: 3600 });
     const first = (performance.now() - t0) / 1000;
+    const i1 = (await ok(h.client, "get_database_info", { database: a.database })).analysis as {
+      seconds: number;
+    };
     await ok(h.client, "close_database", { database: a.database });
     t0 = performance.now();
     const b = await ok(h.client, "open_database", { path: file });
     await ok(h.client, "wait_for_analysis", { database: b.database, timeout: 3600 });
     const again = (performance.now() - t0) / 1000;
+    const i2 = (await ok(h.client, "get_database_info", { database: b.database })).analysis as {
+      seconds: number;
+      cached: boolean;
+    };
+    if (!i2.cached) throw new Error("the reopen did not use the cache");
     console.log(
-      `${file.padEnd(28)} ${mb.toFixed(2).padStart(7)}   ${first.toFixed(2).padStart(12)}   ${
-        (first / mb).toFixed(2).padStart(4)
-      }   ${again.toFixed(3).padStart(8)}   ${(first / again).toFixed(1).padStart(6)}×`,
+      `${file.padEnd(28)} ${mb.toFixed(2).padStart(7)} ${first.toFixed(2).padStart(8)} ${
+        i1.seconds.toFixed(2).padStart(11)
+      } ${(i1.seconds / mb).toFixed(2).padStart(5)} ${again.toFixed(3).padStart(10)} ${
+        i2.seconds.toFixed(3).padStart(8)
+      } ${(first / again).toFixed(1).padStart(12)}× ${
+        (i1.seconds / i2.seconds).toFixed(1).padStart(16)
+      }×`,
     );
   } finally {
     await h.close();

@@ -22,6 +22,8 @@ export interface EmbeddedDb {
   code: CodeView;
   /** Set once analysis has run (or was loaded from the cache). */
   analysis?: Analysis;
+  /** How the analysis was obtained, and how long that took. */
+  analysisInfo?: { cached: boolean; seconds: number };
   /** Name of the function containing an address, once analysis has run. */
   functionOf?: (address: number) => string | undefined;
   /** Start of the function containing an address, once analysis has run. */

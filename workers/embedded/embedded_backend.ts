@@ -65,9 +65,11 @@ export function openEmbedded(
         await new Promise((r) => setTimeout(r, delay));
       }
       status = { state: "analysing", progress: 0, message: "analysing" };
-      const analysis = await loadOrAnalyze(db, (progress, message) => {
+      const t0 = performance.now();
+      const { analysis, cached } = await loadOrAnalyze(db, (progress, message) => {
         status = { state: "analysing", progress, message };
       });
+      db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
       attachAnalysis(db, analysis);
       env.log.info(`analysed ${path}`, {
         functions: analysis.functions().length,
@@ -160,11 +162,11 @@ const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
 async function loadOrAnalyze(
   db: EmbeddedDb,
   onProgress: (fraction: number, message: string) => void,
-): Promise<Analysis> {
+): Promise<{ analysis: Analysis; cached: boolean }> {
   const cached = db.store.loadCache(CACHE_KEY);
   if (cached) {
     try {
-      return deserializeAnalysis(cached, db.image);
+      return { analysis: deserializeAnalysis(cached, db.image), cached: true };
     } catch {
       // An unreadable or outdated cache is just analysed again.
     }
@@ -180,7 +182,7 @@ async function loadOrAnalyze(
   } catch {
     // The cache is an optimisation: a full disk must not fail the open.
   }
-  return analysis;
+  return { analysis, cached: false };
 }
 
 /** Wires the analysis into names and the function lookups annotations use. */

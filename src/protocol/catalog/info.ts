@@ -25,7 +25,12 @@ export const getDatabaseInfo = defineTool({
     analysis: z.object({
       state: z.enum(["analysing", "ready", "failed"]),
       functions: z.number().optional(),
-      seconds: z.number().optional(),
+      seconds: z.number().optional().describe(
+        "Time of the analysis step (or of loading its cache)",
+      ),
+      cached: z.boolean().optional().describe(
+        "The analysis came from the cache of an earlier open",
+      ),
     }),
     details: z.record(z.string(), z.unknown()),
     ...CommonOutput,

@@ -37,7 +37,8 @@ export function infoTools(db: DbAccess, status: () => AnalysisStatus): ToolImpl[
             : s.state === "ready"
             ? "ready" as const
             : "analysing" as const,
-          ...(s.seconds !== undefined ? { seconds: s.seconds } : {}),
+          ...(d.analysis ? { functions: d.analysis.functions().length } : {}),
+          ...(d.analysisInfo ? d.analysisInfo : {}),
         },
         details: img.info,
       };
