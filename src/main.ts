@@ -3,6 +3,9 @@
  * `main()` runs only when it is the program.
  */
 import { parseCommandLine } from "./cli.ts";
+import { proxyMode } from "./daemon/proxy.ts";
+import { serveMode } from "./daemon/serve.ts";
+import { stopMode } from "./daemon/stop.ts";
 import { sandboxMain } from "./sandbox/sandbox_main.ts";
 import { stdioMode } from "./stdio_mode.ts";
 import { runMode } from "./run/run_mode.ts";
@@ -30,6 +33,12 @@ export async function main(args: string[]): Promise<number> {
       return await stdioMode(cmd.config);
     case "run":
       return await runMode(cmd.config, cmd.rest);
+    case "serve":
+      return await serveMode(cmd.config, cmd.rest);
+    case "proxy":
+      return await proxyMode(cmd.config, cmd.flags);
+    case "stop":
+      return await stopMode(cmd.config);
     default:
       console.error(`remcp ${cmd.mode} is not available in this version yet`);
       return 2;

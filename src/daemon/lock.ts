@@ -9,7 +9,7 @@ export async function withFileLock<T>(
   timeoutMs: number,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const file = await Deno.open(path, { create: true, write: true });
+  const file = await Deno.open(path, { create: true, write: true, mode: 0o600 });
   try {
     const deadline = Date.now() + timeoutMs;
     let delay = 10;

@@ -91,13 +91,24 @@ export async function removeState(path: string, pid: number): Promise<boolean> {
   }
 }
 
-/** Whether a process with this pid exists (signal 0 probes without signalling). */
+/** Whether a process with this pid runs (signal 0 probes without signalling; zombies are dead). */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
     return (err as { code?: string }).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+// An exited child nobody has reaped yet still answers signal 0.
+function isZombie(pid: number): boolean {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
   }
 }
