@@ -256,6 +256,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
   }
   const sorted = uniqueXrefs(xrefs);
+  recoverMain(functions, sorted, input);
 
   // Names: symbols, imports, functions, strings, labels.
   const names: NameEntry[] = [];
@@ -334,4 +335,32 @@ function dedupeStrings(strings: StringInfo[]): StringInfo[] {
     out.push(s);
   }
   return out;
+}
+
+/**
+ * Stripped glibc binaries: `_start` passes `main` to `__libc_start_main` as its first argument
+ * (`lea rdi, [rip+main]`, `adrp x0 …; add x0 …`). The last code pointer loaded before that call
+ * is `main`; name it so, as IDA and Rizin users expect.
+ */
+function recoverMain(functions: FunctionInfo[], xrefs: Xref[], input: BuildInput): void {
+  if (input.entry === undefined || functions.some((f) => f.name === "main")) return;
+  const entryFn = functions.find((f) => f.start === input.entry);
+  if (!entryFn) return;
+  const stubs = new Set<number>();
+  for (const [addr, name] of input.importAt) {
+    if (name === "__libc_start_main" || name === "__libc_start_main@GLIBC_2.34") stubs.add(addr);
+  }
+  for (const [slot, stub] of input.slotTarget) if (stubs.has(stub)) stubs.add(slot);
+  if (stubs.size === 0) return;
+  const inEntry = (a: number) => entryFn.blocks.some((b) => a >= b.start && a < b.end);
+  const call = xrefs.find((x) => inEntry(x.from) && stubs.has(x.to) && x.kind !== "string");
+  if (!call) return;
+  const starts = new Map(functions.map((f) => [f.start, f]));
+  let best: Xref | undefined;
+  for (const x of xrefs) {
+    if (!inEntry(x.from) || x.from >= call.from || x.kind === "call" || x.kind === "jump") continue;
+    if (starts.has(x.to) && (!best || x.from > best.from)) best = x;
+  }
+  const main = best ? starts.get(best.to) : undefined;
+  if (main && main.name === "") main.name = "main";
 }
