@@ -1,0 +1,31 @@
+/**
+ * Runs every benchmark in turn (`deno task bench`); each prints its own table of ratios.
+ * Pass names to run a subset: `deno task bench routing execute`.
+ */
+const BENCHES = [
+  "routing",
+  "disasm",
+  "analysis",
+  "accuracy",
+  "execute",
+  "startup",
+  "daemon_load",
+  "run_batch",
+];
+
+const wanted = Deno.args.length > 0 ? Deno.args : BENCHES;
+let failed = 0;
+for (const name of wanted) {
+  if (!BENCHES.includes(name)) {
+    console.error(`unknown benchmark "${name}"; known: ${BENCHES.join(", ")}`);
+    Deno.exit(2);
+  }
+  console.log(`\n=== bench/${name}.ts`);
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(`./${name}.ts`, import.meta.url).pathname],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) failed++;
+}
+Deno.exit(failed > 0 ? 1 : 0);
