@@ -13,7 +13,7 @@ for (const f of fns.items) {
   if (!text) continue;
   const words = text.toLowerCase().match(/[a-z][a-z0-9]+/g)?.slice(0, 4) ?? [];
   if (words.length === 0) continue;
-  let name = `fn_${words.join("_")}`.slice(0, 48);
+  const name = `fn_${words.join("_")}`.slice(0, 48);
   proposals.push({ address: f.start, old: f.name, name, because: text.slice(0, 60) });
 }
 const seen = new Set();
