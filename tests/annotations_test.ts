@@ -77,7 +77,7 @@ Deno.test("export_annotations round-trips through import_annotations", e2e, asyn
       name: "export_annotations",
       arguments: { format: "rizin" },
     });
-    assert.match(String(rz.document), /^f fibonacci @ 0x/m);
+    assert.match(String(rz.document), /^afn "?fibonacci"? @ 0x/m);
     assert.match(String(rz.document), /^CCu base64:/m);
 
     await ok(b.client, "open_database", { path: ELF });

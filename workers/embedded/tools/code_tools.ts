@@ -1,9 +1,9 @@
 /** Embedded handlers: linear disassembly and immediate search. */
-import { RemcpError } from "../../../src/errors.ts";
 import { disassemble } from "../../../src/protocol/catalog/disasm.ts";
 import { searchImmediate } from "../../../src/protocol/catalog/search.ts";
 import { hex, pageOf } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
+import { parseInteger } from "../../shared/values.ts";
 import { type DbAccess, type EmbeddedDb, labelOf, resolveMapped, unmapped } from "../db.ts";
 import { searchRange } from "./search_tools.ts";
 import type { RowNamer } from "../code.ts";
@@ -18,18 +18,6 @@ export function rowNamer(d: EmbeddedDb): RowNamer {
     data: (a) => d.names.containing(a),
     comment: (a) => d.store.get("comment", a),
   };
-}
-
-function parseValue(v: number | string): number {
-  if (typeof v === "number") return v;
-  const t = v.trim().toLowerCase();
-  const neg = t.startsWith("-");
-  const body = neg ? t.slice(1) : t;
-  const n = body.startsWith("0x") ? Number.parseInt(body.slice(2), 16) : Number(body);
-  if (!Number.isSafeInteger(n)) {
-    throw new RemcpError("InvalidArgument", `value "${v}" is not an integer`, { param: "value" });
-  }
-  return neg ? -n : n;
 }
 
 /** The code tools over `db`. */
@@ -59,7 +47,7 @@ export function codeTools(db: DbAccess): ToolImpl[] {
     }),
     impl(searchImmediate, async (args) => {
       const d = db();
-      const value = parseValue(args.value);
+      const value = parseInteger(args.value);
       const { start, end } = searchRange(d, args);
       const hits: { address: number; text: string }[] = [];
       const u32 = value >>> 0;

@@ -3,6 +3,7 @@ import { RemcpError } from "../../../src/errors.ts";
 import { readBytes, readData } from "../../../src/protocol/catalog/data.ts";
 import { hex } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
+import { bytesResult } from "../../shared/values.ts";
 import { type DbAccess, type EmbeddedDb, resolveMapped } from "../db.ts";
 
 const SIZES: Record<string, number> = {
@@ -18,31 +19,13 @@ const SIZES: Record<string, number> = {
   f64: 8,
 };
 
-function toHex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
-}
-
 /** The data tools over `db`. */
 export function dataTools(db: DbAccess): ToolImpl[] {
   return [
     impl(readBytes, (args) => {
       const d = db();
       const addr = resolveMapped(d, args.address);
-      const bytes = d.image.readUpTo(addr, args.size);
-      const out: Record<string, unknown> = {
-        address: hex(addr),
-        size: bytes.length,
-        hex: toHex(bytes),
-      };
-      if (bytes.length < args.size) {
-        out.warnings = [{
-          code: "short_read",
-          message: `Only ${bytes.length} of ${args.size} bytes are mapped from ${hex(addr)}`,
-        }];
-      }
-      return out as { address: string; size: number; hex: string };
+      return bytesResult(addr, d.image.readUpTo(addr, args.size), args.size);
     }, { duringAnalysis: true }),
     impl(readData, (args) => {
       const d = db();

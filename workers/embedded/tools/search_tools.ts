@@ -3,28 +3,11 @@ import { RemcpError } from "../../../src/errors.ts";
 import { searchBytes, searchText } from "../../../src/protocol/catalog/search.ts";
 import { hex, pageOf } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
+import { parsePattern } from "../../shared/values.ts";
 import { type DbAccess, type EmbeddedDb, labelOf, resolve } from "../db.ts";
 
 /** Most hits one search collects (the total is then a lower bound). */
 export const MAX_HITS = 100_000;
-
-/** A byte pattern: values, with -1 for a `??` wildcard. */
-export function parsePattern(text: string): number[] {
-  const tokens = text.trim().replace(/\s+/g, " ").split(" ").flatMap((t) =>
-    t.length > 2 && /^[0-9a-f?]+$/i.test(t) && t.length % 2 === 0 ? t.match(/../g)! : [t]
-  );
-  return tokens.map((t) => {
-    if (t === "??" || t === "?") return -1;
-    if (!/^[0-9a-f]{2}$/i.test(t)) {
-      throw new RemcpError(
-        "InvalidArgument",
-        `pattern has "${t}", which is not a hex byte or ??: write bytes like "48 8b ?? 10"`,
-        { param: "pattern" },
-      );
-    }
-    return Number.parseInt(t, 16);
-  });
-}
 
 /** Finds `pattern` (with wildcards) in mapped memory within [start, end). */
 export function findPattern(

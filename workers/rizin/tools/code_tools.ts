@@ -5,6 +5,7 @@ import { disassemble } from "../../../src/protocol/catalog/disasm.ts";
 import { searchImmediate } from "../../../src/protocol/catalog/search.ts";
 import { hex, pageOf } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
+import { parseInteger } from "../../shared/values.ts";
 import { type DbAccess, resolveMapped, type RizinDb } from "../db.ts";
 import type { Model } from "../model.ts";
 import { addr } from "../quote.ts";
@@ -55,18 +56,6 @@ export function row(m: Model, d: RizinDb, op: Op) {
   };
 }
 
-function parseValue(v: number | string): number {
-  if (typeof v === "number") return v;
-  const t = v.trim().toLowerCase();
-  const neg = t.startsWith("-");
-  const body = neg ? t.slice(1) : t;
-  const n = body.startsWith("0x") ? Number.parseInt(body.slice(2), 16) : Number(body);
-  if (!Number.isSafeInteger(n)) {
-    throw new RemcpError("InvalidArgument", `value "${v}" is not an integer`, { param: "value" });
-  }
-  return neg ? -n : n;
-}
-
 /** The code tools over `db`. */
 export function codeTools(db: DbAccess): ToolImpl[] {
   return [
@@ -104,7 +93,7 @@ export function codeTools(db: DbAccess): ToolImpl[] {
       })),
     impl(searchImmediate, (args) =>
       withRizin(db, async (c, m) => {
-        const value = parseValue(args.value);
+        const value = parseInteger(args.value);
         const { start, end } = searchRange(m, args);
         const u = BigInt.asUintN(64, BigInt(value));
         const matches = (x: number | null | undefined) =>

@@ -3,6 +3,7 @@ import { RemcpError } from "../../../src/errors.ts";
 import { readBytes, readData } from "../../../src/protocol/catalog/data.ts";
 import { hex } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
+import { bytesResult } from "../../shared/values.ts";
 import { type DbAccess, resolveMapped } from "../db.ts";
 import type { Model } from "../model.ts";
 import { addr } from "../quote.ts";
@@ -51,12 +52,6 @@ export async function readMem(c: Conn, m: Model, a: number, size: number): Promi
   return out;
 }
 
-function toHex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
-}
-
 /** The data tools over `db`. */
 export function dataTools(db: DbAccess): ToolImpl[] {
   return [
@@ -64,18 +59,7 @@ export function dataTools(db: DbAccess): ToolImpl[] {
       withRizin(db, async (c, m, d) => {
         const a = resolveMapped(m, args.address, d.name);
         const bytes = await readMem(c, m, a, args.size);
-        const out: Record<string, unknown> = {
-          address: hex(a),
-          size: bytes.length,
-          hex: toHex(bytes),
-        };
-        if (bytes.length < args.size) {
-          out.warnings = [{
-            code: "short_read",
-            message: `Only ${bytes.length} of ${args.size} bytes are mapped from ${hex(a)}`,
-          }];
-        }
-        return out as { address: string; size: number; hex: string };
+        return bytesResult(a, bytes, args.size);
       })),
     impl(readData, (args) =>
       withRizin(db, async (c, m, d) => {
