@@ -27,6 +27,10 @@ export interface Config {
   checkOutput: boolean;
   /** Wall-clock limit of one worker call, in seconds. */
   callTimeoutS: number;
+  /** Wall-clock budget of one database's analysis, in seconds. */
+  analysisTimeoutS: number;
+  /** Folder of script tools loaded at start, and where define_tool persists (REMCP_TOOLS_DIR). */
+  toolsDir: string | undefined;
 }
 
 /** Each variable, its default and what it does. */
@@ -48,9 +52,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   { name: "REMCP_LOG_DIR", default: "(none)", help: "per-run log files, raw worker stderr" },
   { name: "REMCP_IDLE_TIMEOUT", default: "300", help: "seconds before an idle auto daemon exits" },
   { name: "REMCP_CALL_TIMEOUT", default: "600", help: "seconds one worker call may take" },
+  { name: "REMCP_ANALYSIS_TIMEOUT", default: "3600", help: "seconds one analysis may take" },
   { name: "REMCP_RIZIN", default: "rizin on PATH", help: "path of the rizin binary" },
   { name: "REMCP_PYTHON", default: "python3", help: "interpreter for Python workers" },
   { name: "REMCP_CHECK_OUTPUT", default: "0", help: "1 checks every result against its schema" },
+  { name: "REMCP_TOOLS_DIR", default: "(none)", help: "folder of script tools (--tools-dir)" },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -99,6 +105,8 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     python: env.REMCP_PYTHON || "python3",
     checkOutput: flag(env, "REMCP_CHECK_OUTPUT", false),
     callTimeoutS: int(env, "REMCP_CALL_TIMEOUT", 600, 1),
+    analysisTimeoutS: int(env, "REMCP_ANALYSIS_TIMEOUT", 3600, 1),
+    toolsDir: env.REMCP_TOOLS_DIR || undefined,
   };
   return { ...config, ...overrides };
 }

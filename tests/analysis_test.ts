@@ -1,6 +1,6 @@
 /** End-to-end: the embedded analysis against fixtures with known source and ground truth. */
 import assert from "node:assert/strict";
-import { fixture, type Harness, ok, startRemcp } from "./_harness.ts";
+import { callTool, fixture, type Harness, ok, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -133,6 +133,29 @@ Deno.test("a rename shows in summaries, xrefs and function disassembly", e2e, as
     assert.ok((dis.items as { target_name?: string }[]).some((i) => i.target_name === "factorial"));
     const fns = await ok(h.client, "list_functions", { database: db, filter: "^factorial$" });
     assert.equal((fns.items as { flags: string[] }[])[0]!.flags.includes("user_named"), true);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("an analysis over its time budget leaves the file usable and says why", e2e, async () => {
+  const big = Deno.realPathSync("/usr/bin/python3");
+  const h = await startRemcp({ env: { REMCP_ANALYSIS_TIMEOUT: "1" } });
+  try {
+    const o = await ok(h.client, "open_database", { path: big });
+    await ok(h.client, "wait_for_analysis", { database: o.database });
+    const info = await ok(h.client, "get_database_info", { database: o.database });
+    assert.equal((info.analysis as { state: string }).state, "failed");
+    assert.match(JSON.stringify(info.warnings), /REMCP_ANALYSIS_TIMEOUT/);
+    const r = await callTool(h.client, "list_functions", { database: o.database });
+    assert.equal(r.isError, true);
+    assert.match(r.text, /still work/);
+    const dis = await ok(h.client, "disassemble", {
+      database: o.database,
+      address: String(info.entry),
+      count: 3,
+    });
+    assert.equal((dis.items as unknown[]).length, 3);
   } finally {
     await h.close();
   }

@@ -22,6 +22,8 @@ export interface EmbeddedDb {
   code: CodeView;
   /** Set once analysis has run (or was loaded from the cache). */
   analysis?: Analysis;
+  /** Why there is no analysis, when it failed or overran its time budget. */
+  analysisError?: string;
   /** How the analysis was obtained, and how long that took. */
   analysisInfo?: { cached: boolean; seconds: number };
   /** Name of the function containing an address, once analysis has run. */
@@ -68,6 +70,7 @@ export function labelOf(db: EmbeddedDb, addr: number): string | undefined {
 /** The analysis, or Busy when it is not done (tools that need it are refused until then). */
 export function analysisOf(db: EmbeddedDb): Analysis {
   if (!db.analysis) {
+    if (db.analysisError) throw new RemcpError("Unsupported", db.analysisError, {});
     throw new RemcpError("Busy", "Analysis is still running: call wait_for_analysis first", {});
   }
   return db.analysis;

@@ -66,15 +66,27 @@ export function openEmbedded(
       }
       status = { state: "analysing", progress: 0, message: "analysing" };
       const t0 = performance.now();
-      const { analysis, cached } = await loadOrAnalyze(db, (progress, message) => {
-        status = { state: "analysing", progress, message };
-      });
-      db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
-      attachAnalysis(db, analysis);
-      env.log.info(`analysed ${path}`, {
-        functions: analysis.functions().length,
-        seconds: seconds(),
-      });
+      // The file is open: an analysis that fails or overruns leaves the format, data and
+      // disassembly tools working and says so, instead of failing the open.
+      const budget = AbortSignal.timeout(env.config.analysisTimeoutS * 1000);
+      try {
+        const { analysis, cached } = await loadOrAnalyze(db, budget, (progress, message) => {
+          status = { state: "analysing", progress, message };
+        });
+        db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
+        attachAnalysis(db, analysis);
+        env.log.info(`analysed ${path}`, {
+          functions: analysis.functions().length,
+          seconds: seconds(),
+        });
+      } catch (err) {
+        const why = budget.aborted
+          ? `it did not finish within REMCP_ANALYSIS_TIMEOUT (${env.config.analysisTimeoutS} s)`
+          : `it failed: ${err instanceof Error ? err.message : String(err)}`;
+        db.analysisError = `Analysis of ${db.name} stopped because ${why}; format, data, search ` +
+          `and disassemble tools still work`;
+        env.log.warn(db.analysisError);
+      }
       status = { state: "ready", seconds: seconds() };
     } catch (err) {
       const payload = toErrorPayload(
@@ -161,6 +173,7 @@ const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
 /** The cached analysis when there is a usable one, else a fresh analysis (then cached). */
 async function loadOrAnalyze(
   db: EmbeddedDb,
+  signal: AbortSignal,
   onProgress: (fraction: number, message: string) => void,
 ): Promise<{ analysis: Analysis; cached: boolean }> {
   const cached = db.store.loadCache(CACHE_KEY);
@@ -175,6 +188,7 @@ async function loadOrAnalyze(
   const thumbDecoder = db.image.arch === "arm" ? await db.code.thumbDecoder() : undefined;
   const analysis = await analyze(db.image, decoder, {
     onProgress,
+    signal,
     ...(thumbDecoder ? { thumbDecoder } : {}),
   });
   try {

@@ -32,7 +32,7 @@ export function infoTools(db: DbAccess, status: () => AnalysisStatus): ToolImpl[
         size: d.bytes.length,
         sha256: d.sha256,
         analysis: {
-          state: s.state === "failed"
+          state: s.state === "failed" || d.analysisError
             ? "failed" as const
             : s.state === "ready"
             ? "ready" as const
@@ -41,6 +41,9 @@ export function infoTools(db: DbAccess, status: () => AnalysisStatus): ToolImpl[
           ...(d.analysisInfo ? d.analysisInfo : {}),
         },
         details: img.info,
+        ...(d.analysisError
+          ? { warnings: [{ code: "analysis_failed", message: d.analysisError }] }
+          : {}),
       };
     }, { duringAnalysis: true }),
     impl(listSegments, (args) =>
