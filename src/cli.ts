@@ -38,6 +38,7 @@ export function helpText(): string {
     "  --allow-scripts   enable raw engine commands and scripts",
     "  --backend NAME    default backend (embedded, rizin, ghidra, ida, binja)",
     "  --rizin PATH      rizin binary",
+    "  --tools-dir DIR   load script tools from DIR (define_tool persists there)",
     "  -h, --help        this text",
     "  -V, --version     print the version",
     "",
@@ -66,6 +67,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         "allow-scripts": { type: "boolean" },
         backend: { type: "string" },
         rizin: { type: "string" },
+        "tools-dir": { type: "string" },
       },
       allowPositionals: true,
       strict: mode !== "run" && mode !== "serve" && mode !== "proxy" && mode !== "stop",
@@ -83,6 +85,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
       ...(v["allow-scripts"] ? { allowScripts: true } : {}),
       ...(typeof v.backend === "string" ? { defaultBackend: v.backend } : {}),
       ...(typeof v.rizin === "string" ? { rizinPath: v.rizin } : {}),
+      ...(typeof v["tools-dir"] === "string" ? { toolsDir: v["tools-dir"] } : {}),
     });
   } catch (err) {
     return { kind: "error", text: (err as Error).message };

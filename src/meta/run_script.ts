@@ -45,7 +45,8 @@ export async function runScript(
       invokes++;
       const callArgs = { ...invokeArgs };
       const entry = sup.find(name);
-      if (entry && entry.kind === "worker") {
+      // Worker tools and database-scoped script tools take the script's default database.
+      if (entry && (entry.kind === "worker" || "database" in entry.spec.input.shape)) {
         if (callArgs.database === undefined && run.database !== undefined) {
           callArgs.database = run.database;
         }

@@ -20,7 +20,9 @@ export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
   ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
 }
 
-/** The production supervisor for `config`. */
+/** The production supervisor for `config`; script tools start loading in the background. */
 export function createSupervisor(config: Config, log: Logger): Supervisor {
-  return new Supervisor({ config, log, metaTools: metaTools() });
+  const sup = new Supervisor({ config, log, metaTools: metaTools() });
+  if (config.toolsDir !== undefined) sup.scripts.startLoading(config.toolsDir);
+  return sup;
 }

@@ -33,10 +33,24 @@ export function createServer(sup: Supervisor, session: string): Server {
     },
   );
 
-  server.setRequestHandler("tools/list", () => ({ tools: listTools(sup) as never }));
+  // Script tools come and go at run time: tell this connection's client when they do. Over the
+  // HTTP daemon an instance lives for one request, so the notice reaches only a client whose
+  // request is in flight; others see the change on their next tools/list.
+  const unsubscribe = sup.onToolsChanged(() => void server.sendToolListChanged().catch(() => {}));
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    unsubscribe();
+    previousOnClose?.();
+  };
+
+  server.setRequestHandler("tools/list", async () => {
+    await sup.scripts.ready();
+    return { tools: listTools(sup) as never };
+  });
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name } = request.params;
+    if (!sup.find(name)) await sup.scripts.ready();
     const entry = sup.find(name);
     if (!entry) {
       throw new ProtocolError(-32602, `Unknown tool: ${name}; use search_tools to find one`);

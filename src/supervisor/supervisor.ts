@@ -16,14 +16,16 @@ import type { Spawner } from "./worker_process.ts";
 import { MANAGEMENT_TOOLS } from "./management.ts";
 import { backendHas, backendsWith } from "./backends.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
+import { ScriptTools } from "../script_tools/registry.ts";
+import { SCRIPT_TOOL_MANAGEMENT } from "../script_tools/management.ts";
 
 /** Who is calling and how to report progress. */
 export interface CallContext {
   session: string;
   signal: AbortSignal;
   progress(done: number, total?: number, message?: string): void;
-  /** How the call arrived: straight from a client, or through a meta-tool. */
-  via: "client" | "call" | "batch" | "execute";
+  /** How the call arrived: straight from a client, through a meta-tool, or from a script tool. */
+  via: "client" | "call" | "batch" | "execute" | "script";
 }
 
 /** A supervisor-side handler (management and meta-tools). */
@@ -36,7 +38,8 @@ export type LocalHandler = (
 /** A tool as the supervisor knows it. */
 export interface CatalogEntry {
   spec: ToolSpec;
-  kind: "management" | "meta" | "worker";
+  /** `script`: a script tool (src/script_tools/), added and removed at run time. */
+  kind: "management" | "meta" | "worker" | "script";
   handler?: LocalHandler;
 }
 
@@ -58,6 +61,8 @@ export class Supervisor {
   readonly log: Logger;
   readonly pool: WorkerPool;
   readonly entries = new Map<string, CatalogEntry>();
+  /** Script tools: loaded from the tools folder, defined at run time. */
+  readonly scripts: ScriptTools;
   #tempDir: string | undefined;
   #sandbox: SandboxPool | undefined;
   #callsInFlight = 0;
@@ -66,6 +71,7 @@ export class Supervisor {
     string,
     { input: Record<string, unknown>; output: Record<string, unknown> }
   >();
+  #toolListeners = new Set<() => void>();
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -75,13 +81,48 @@ export class Supervisor {
       log: options.log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
     });
-    for (const t of MANAGEMENT_TOOLS) {
+    for (const t of [...MANAGEMENT_TOOLS, ...SCRIPT_TOOL_MANAGEMENT]) {
       this.entries.set(t.spec.name, { spec: t.spec, kind: "management", handler: t.handler });
     }
     for (const t of options.metaTools ?? []) {
       this.entries.set(t.spec.name, { spec: t.spec, kind: "meta", handler: t.handler });
     }
     for (const spec of WORKER_TOOLS) this.entries.set(spec.name, { spec, kind: "worker" });
+    this.scripts = new ScriptTools(this);
+  }
+
+  /** Adds or replaces a tool at run time (script tools) and tells the listeners. */
+  register(entry: CatalogEntry): void {
+    this.#forget(entry.spec.name);
+    this.entries.set(entry.spec.name, entry);
+    this.#toolsChanged();
+  }
+
+  /** Removes a tool added at run time and tells the listeners. */
+  unregister(name: string): void {
+    this.#forget(name);
+    if (this.entries.delete(name)) this.#toolsChanged();
+  }
+
+  /** Calls `listener` whenever the set of tools changes; returns the unsubscribe function. */
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolListeners.add(listener);
+    return () => this.#toolListeners.delete(listener);
+  }
+
+  #forget(name: string): void {
+    this.#routedInputs.delete(name);
+    this.#jsonSchemas.delete(name);
+  }
+
+  #toolsChanged(): void {
+    for (const listener of [...this.#toolListeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.log.debug(`tool list listener failed: ${err instanceof Error ? err.message : err}`);
+      }
+    }
   }
 
   /** Whether a tool exists for callers at all (capability gates and disable flags). */
@@ -97,7 +138,9 @@ export class Supervisor {
   /** Whether a tool appears in tools/list. */
   listed(entry: CatalogEntry): boolean {
     if (!this.enabled(entry)) return false;
-    if (entry.kind !== "worker" || !this.config.toolSearch) return true;
+    if ((entry.kind !== "worker" && entry.kind !== "script") || !this.config.toolSearch) {
+      return true;
+    }
     return entry.spec.pinned === true;
   }
 
@@ -171,7 +214,11 @@ export class Supervisor {
   }
 
   async #callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
-    const entry = this.find(name);
+    let entry = this.find(name);
+    if (!entry && this.scripts.loading) {
+      await this.scripts.ready();
+      entry = this.find(name);
+    }
     if (!entry) {
       return errorResult(
         new RemcpError(
@@ -182,7 +229,10 @@ export class Supervisor {
       );
     }
     try {
-      if (ctx.via !== "client" && entry.kind !== "worker") {
+      // Script tools may be called through call/batch/execute, but not from other script tools:
+      // nested sandboxes waiting on each other could exhaust the sandbox pool.
+      const nestable = entry.kind === "worker" || (entry.kind === "script" && ctx.via !== "script");
+      if (ctx.via !== "client" && !nestable) {
         throw new RemcpError(
           "InvalidArgument",
           `${name} is a ${entry.kind} tool and cannot be called through ${ctx.via}: ` +
