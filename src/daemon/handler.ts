@@ -53,6 +53,8 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
       onerror: (err) => log.debug(`mcp: ${err.message}`),
     },
   );
+  // 2026-era clients subscribed with subscriptions/listen hear when script tools change.
+  sup.onToolsChanged(() => mcp.notify.toolsChanged());
   const streams = new Set<() => void>();
   let closing = false;
   let stopRequested = false;
