@@ -33,5 +33,8 @@ if __name__ == "__main__":
     code = main(sys.argv[1:])
     # The reader thread may still sit in a blocking read of stdin, which makes a normal
     # interpreter shutdown abort; everything is saved and flushed by now, so leave at once.
-    sys.stderr.flush()
+    try:
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # The reader of stderr is gone; the exit status still tells the truth.
     os._exit(code)

@@ -89,8 +89,11 @@ class Server:
 
     def log(self, level, message):
         """Logs to stderr and, at or above the client's level, as an MCP log notification."""
-        sys.stderr.write(f"remcp-worker[{self.backend.name}] {level}: {message}\n")
-        sys.stderr.flush()
+        try:
+            sys.stderr.write(f"remcp-worker[{self.backend.name}] {level}: {message}\n")
+            sys.stderr.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass  # Whoever read our stderr is gone; logging must never stop a save or an exit.
         if level in _LEVELS and _LEVELS.index(level) >= _LEVELS.index(self._log_level):
             self.notify("notifications/message",
                         {"level": level, "logger": f"remcp-worker-{self.backend.name}",
