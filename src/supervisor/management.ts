@@ -208,6 +208,9 @@ async function open(
   if (db.state === "failed" || db.state === "crashed") {
     throw db.error ?? new RemcpError("OpenFailed", `Opening ${args.path} failed`, {});
   }
+  // An agent that opens a database usually scripts it next: start the sandbox processes now,
+  // in the background, so the first execute does not pay for their start.
+  if (!sup.config.disableExecute) void sup.sandbox().warm().catch(() => {});
   return openResult(db, existing);
 }
 
