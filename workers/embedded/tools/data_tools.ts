@@ -6,6 +6,9 @@ import { impl, type ToolImpl } from "../../backend.ts";
 import { bytesResult } from "../../shared/values.ts";
 import { type DbAccess, type EmbeddedDb, resolveMapped } from "../db.ts";
 
+/** Most bytes one read_data call walks. */
+const MAX_TYPED_READ_BYTES = 1024 * 1024;
+
 const SIZES: Record<string, number> = {
   u8: 1,
   i8: 1,
@@ -36,7 +39,14 @@ export function dataTools(db: DbAccess): ToolImpl[] {
       const names: (string | null)[] = [];
       let at = addr;
       const type = args.type === "pointer" ? (d.image.bits === 64 ? "u64" : "u32") : args.type;
+      let stopped = false;
       for (let i = 0; i < count; i++) {
+        // Strings are bounded one by one; bound the whole read too, so a request for thousands of
+        // long strings cannot balloon the worker.
+        if (at - addr > MAX_TYPED_READ_BYTES) {
+          stopped = true;
+          break;
+        }
         if (type === "cstring" || type === "utf16") {
           const s = readString(d, at, type, args.max_length ?? 1024);
           values.push(s?.text ?? null);
@@ -101,6 +111,15 @@ export function dataTools(db: DbAccess): ToolImpl[] {
         type: args.type,
         values,
         ...(args.type === "pointer" ? { names } : {}),
+        ...(stopped
+          ? {
+            warnings: [{
+              code: "truncated",
+              message: `Stopped after ${values.length} values (${MAX_TYPED_READ_BYTES} bytes): ` +
+                `read the rest from ${hex(at)}`,
+            }],
+          }
+          : {}),
       };
     }, { duringAnalysis: true }),
   ];
