@@ -106,6 +106,8 @@ export function exportDocument(
       comments: all.comments.map(([a, v]) => ({ address: hex(a), comment: v })),
       prototypes: all.prototypes.map(([a, v]) => ({ address: hex(a), prototype: v })),
       bookmarks: all.bookmarks.map(([a, v]) => ({ address: hex(a), note: v })),
+      // The change journal, oldest first, for audit; import applies the state above.
+      journal: store.changes(0, Number.MAX_SAFE_INTEGER).items.reverse().map(changeRow),
     })
     : rizinScript(all, file, isFunction);
   return { format, sha256: file.sha256, count, document };
