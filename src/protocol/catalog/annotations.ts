@@ -128,8 +128,9 @@ export const listChanges = defineTool({
 
 export const exportAnnotations = defineTool({
   name: "export_annotations",
-  description: "Export user annotations (names, comments, prototypes, bookmarks) as a JSON " +
-    'document (format "json") or as a Rizin script that `. file` replays (format "rizin").',
+  description: "Export user annotations (names, comments, prototypes, bookmarks) with the " +
+    'change journal as a JSON document (format "json"), or as a Rizin script that `. file` ' +
+    'replays (format "rizin").',
   input: z.strictObject({ format: z.enum(["json", "rizin"]).optional() }),
   output: z.object({
     format: z.string(),
