@@ -368,3 +368,58 @@ class Engine(Backend):
         new = args["comment"] or None
         old = self.set_comment(address, new)
         return {"address": hex_addr(address), "old_comment": old, "new_comment": new}
+
+
+class ApiEngine(Engine):
+    """An engine whose primitives forward to ``self.api``, the adapter's module of engine calls
+    (which holds the engine imports). Adapters override only what differs."""
+
+    decompiler = "engine"
+
+    def facts(self):
+        return self.api.facts()
+
+    def segment_list(self):
+        return self.api.segments()
+
+    def section_list(self):
+        return self.api.segments()
+
+    def entry_list(self):
+        return self.api.entries()
+
+    def import_list(self):
+        return self.api.imports()
+
+    def export_list(self):
+        return self.api.exports()
+
+    def name_list(self):
+        return self.api.names()
+
+    def function_list(self):
+        return self.api.functions()
+
+    def function_containing(self, address):
+        return self.api.function_containing(address)
+
+    def string_list(self):
+        return self.api.strings()
+
+    def read(self, address, size):
+        return self.api.read(address, size)
+
+    def instructions(self, address, count):
+        return self.api.instructions(address, count)
+
+    def decompile(self, start):
+        return self.decompiler, self.api.decompile(start)
+
+    def xref_list(self, address, direction):
+        return self.api.xrefs(address, direction)
+
+    def set_name(self, address, name):
+        return self.api.set_name(address, name)
+
+    def set_comment(self, address, text):
+        return self.api.set_comment(address, text)

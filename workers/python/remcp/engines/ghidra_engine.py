@@ -7,15 +7,16 @@ mutation runs in a transaction; the program is saved on save_database and on SIG
 import os
 
 from ..errors import RemcpError
-from ..generic import Engine
+from ..generic import ApiEngine
 
 
 def create(path, options, env):
     return GhidraBackend(path, options, env)
 
 
-class GhidraBackend(Engine):
+class GhidraBackend(ApiEngine):
     name = "ghidra"
+    decompiler = "ghidra"
 
     def load(self, ctx):
         try:
@@ -61,53 +62,11 @@ class GhidraBackend(Engine):
 
     # Primitives: delegated to ghidra_tools, which holds the Java imports.
 
-    def facts(self):
-        return self.api.facts()
-
     def segment_list(self):
         return self.api.blocks()
 
     def section_list(self):
         return self.api.blocks()
-
-    def entry_list(self):
-        return self.api.entries()
-
-    def import_list(self):
-        return self.api.imports()
-
-    def export_list(self):
-        return self.api.exports()
-
-    def name_list(self):
-        return self.api.names()
-
-    def function_list(self):
-        return self.api.functions()
-
-    def function_containing(self, address):
-        return self.api.function_containing(address)
-
-    def string_list(self):
-        return self.api.strings()
-
-    def read(self, address, size):
-        return self.api.read(address, size)
-
-    def instructions(self, address, count):
-        return self.api.instructions(address, count)
-
-    def decompile(self, start):
-        return "ghidra", self.api.decompile(start)
-
-    def xref_list(self, address, direction):
-        return self.api.xrefs(address, direction)
-
-    def set_name(self, address, name):
-        return self.api.set_name(address, name)
-
-    def set_comment(self, address, text):
-        return self.api.set_comment(address, text)
 
 
 def _safe(path):

@@ -11,7 +11,7 @@ import shutil
 import struct
 
 from ..errors import RemcpError
-from ..generic import Engine
+from ..generic import ApiEngine
 
 # Mach-O cputype → slice name (CPU_ARCH_ABI64 = 0x01000000).
 _CPU_NAMES = {7: "i386", 0x01000007: "x86_64", 12: "arm", 0x0100000C: "arm64",
@@ -93,7 +93,8 @@ def create(path, options, env):
     return IdaBackend(path, options, env)
 
 
-class IdaBackend(Engine):
+class IdaBackend(ApiEngine):
+    decompiler = "hex-rays"
     name = "ida"
 
     def load(self, ctx):
@@ -155,47 +156,3 @@ class IdaBackend(Engine):
             facts["details"]["input_copy"] = self.copied
         return facts
 
-    def segment_list(self):
-        return self.api.segments()
-
-    def section_list(self):
-        return self.api.segments()
-
-    def entry_list(self):
-        return self.api.entries()
-
-    def import_list(self):
-        return self.api.imports()
-
-    def export_list(self):
-        return self.api.exports()
-
-    def name_list(self):
-        return self.api.names()
-
-    def function_list(self):
-        return self.api.functions()
-
-    def function_containing(self, address):
-        return self.api.function_containing(address)
-
-    def string_list(self):
-        return self.api.strings()
-
-    def read(self, address, size):
-        return self.api.read(address, size)
-
-    def instructions(self, address, count):
-        return self.api.instructions(address, count)
-
-    def decompile(self, start):
-        return "hex-rays", self.api.decompile(start)
-
-    def xref_list(self, address, direction):
-        return self.api.xrefs(address, direction)
-
-    def set_name(self, address, name):
-        return self.api.set_name(address, name)
-
-    def set_comment(self, address, text):
-        return self.api.set_comment(address, text)
