@@ -298,7 +298,16 @@ export async function analyze(
     const probe = explore(ctx, a, undefined, []);
     if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
     let overlaps = false;
-    for (const insn of probe.insns.values()) if (cov.has(insn.address)) overlaps = true;
+    for (const insn of probe.insns.values()) {
+      if (cov.has(insn.address)) overlaps = true;
+      // A jump into the middle of known code (not to a function's start) marks this as that
+      // function's unreached part, e.g. a switch case behind a table we could not read.
+      const t = insn.target;
+      if (
+        (insn.flow === "jump" || insn.flow === "cjump") && t !== undefined && cov.has(t) &&
+        !seeds.has(norm(t))
+      ) overlaps = true;
+    }
     if (overlaps) {
       // Code that flows into a known function is that function's unreached part (behind an
       // unresolved indirect jump): mark it so later gap starts do not walk it again.
