@@ -6,7 +6,7 @@ import type { Config } from "../src/config.ts";
 import { RemcpError } from "../src/errors.ts";
 import type { Logger } from "../src/log.ts";
 import type { Backend } from "./backend.ts";
-import { openEmbedded } from "./embedded/embedded_backend.ts";
+import { createEmbedded, openEmbedded } from "./embedded/embedded_backend.ts";
 import { openRizin } from "./rizin/rizin_backend.ts";
 
 /** What a backend gets besides its file. */
@@ -30,4 +30,20 @@ export function openBackend(
     default:
       throw new RemcpError("Unsupported", `Unknown backend "${name}"`, { backend: name });
   }
+}
+
+/**
+ * A backend waiting for its file, for a standby worker; only the embedded backend starts this
+ * way (the others load their engine per file).
+ */
+export function standbyBackend(
+  name: string,
+  env: BackendEnv,
+): { backend: Backend; open(path: string, options: Record<string, unknown>): void } {
+  if (name !== "embedded") {
+    throw new RemcpError("Unsupported", `The ${name} backend has no standby mode`, {
+      backend: name,
+    });
+  }
+  return createEmbedded(env);
 }

@@ -36,6 +36,27 @@ export const saveSpec = defineTool({
   tags: ["internal"],
 });
 
+/** `_open`: give a standby worker its file (the supervisor keeps one ready to save a start). */
+export const openSpec = defineTool({
+  name: "_open",
+  description: "Internal: open this standby worker's file.",
+  input: z.strictObject({
+    path: z.string().min(1),
+    options: z.record(z.string(), z.unknown()),
+  }),
+  output: z.object({ opened: z.boolean() }),
+  annotations: STATEFUL,
+  tags: ["internal"],
+});
+
+/** The `_open` tool of a standby worker. */
+export function openTool(open: (path: string, options: Record<string, unknown>) => void): ToolImpl {
+  return impl(openSpec, (args) => {
+    open(args.path, args.options);
+    return { opened: true };
+  }, { duringAnalysis: true });
+}
+
 /** The internal tools bound to `backend`. */
 export function internalTools(backend: Backend): ToolImpl[] {
   return [

@@ -19,9 +19,15 @@ export interface ToolServerOptions {
 }
 
 /** Builds a fresh low-level MCP server for `backend` (the SDK factory calls this per connection). */
-export function createToolServer(backend: Backend, options: ToolServerOptions): Server {
+export function createToolServer(
+  backend: Backend,
+  options: ToolServerOptions,
+  extra: readonly ToolImpl[] = [],
+): Server {
   const tools = new Map<string, ToolImpl>();
-  for (const t of [...backend.tools(), ...internalTools(backend)]) tools.set(t.spec.name, t);
+  for (const t of [...backend.tools(), ...internalTools(backend), ...extra]) {
+    tools.set(t.spec.name, t);
+  }
   const listing = [...tools.values()].map((t) => ({
     name: t.spec.name,
     description: t.spec.description,

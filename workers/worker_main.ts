@@ -6,10 +6,10 @@ import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { loadConfig, VERSION } from "../src/config.ts";
 import { createLogger, stderrSink } from "../src/log.ts";
-import { openBackend } from "./backends.ts";
+import { openBackend, standbyBackend } from "./backends.ts";
 import { createToolServer, runTool } from "./tool_server.ts";
 import { fastToolCalls } from "../src/fast_calls.ts";
-import { internalTools } from "./internal_tools.ts";
+import { internalTools, openTool } from "./internal_tools.ts";
 import type { ToolImpl } from "./backend.ts";
 import { LineTransport } from "../src/line_transport.ts";
 
@@ -21,6 +21,7 @@ export async function workerMain(args: string[]): Promise<number> {
       backend: { type: "string", default: "embedded" },
       options: { type: "string", default: "{}" },
       "database-id": { type: "string" },
+      standby: { type: "boolean" },
     },
     allowPositionals: true,
   });
@@ -30,8 +31,8 @@ export async function workerMain(args: string[]): Promise<number> {
     `worker:${values.backend}`,
     stderrSink(config.logLevel, config.logDir, "worker"),
   );
-  if (!path) {
-    log.error("usage: remcp worker --backend B [--options JSON] PATH");
+  if (!path && !values.standby) {
+    log.error("usage: remcp worker --backend B [--options JSON] PATH | --standby");
     return 2;
   }
   let options: Record<string, unknown>;
@@ -45,7 +46,15 @@ export async function workerMain(args: string[]): Promise<number> {
     log.error(`--options must be a JSON object: ${err instanceof Error ? err.message : err}`);
     return 2;
   }
-  const backend = openBackend(values.backend, path, options, { config, log });
+  let backend;
+  const extra: ToolImpl[] = [];
+  if (path) backend = openBackend(values.backend, path, options, { config, log });
+  else {
+    // A standby worker: started ahead of need, it gets its file through `_open`.
+    const standby = standbyBackend(values.backend, { config, log });
+    backend = standby.backend;
+    extra.push(openTool((p, o) => standby.open(p, o)));
+  }
   const closed = Promise.withResolvers<void>();
   const serverOptions = {
     version: VERSION,
@@ -53,7 +62,9 @@ export async function workerMain(args: string[]): Promise<number> {
     checkOutput: config.checkOutput,
   };
   const tools = new Map<string, ToolImpl>();
-  for (const t of [...backend.tools(), ...internalTools(backend)]) tools.set(t.spec.name, t);
+  for (const t of [...backend.tools(), ...internalTools(backend), ...extra]) {
+    tools.set(t.spec.name, t);
+  }
   const transport: LineTransport = new LineTransport({
     readable: Deno.stdin.readable,
     writable: Deno.stdout.writable,
@@ -63,7 +74,7 @@ export async function workerMain(args: string[]): Promise<number> {
       return tool ? runTool(backend, tool, args, ctx, serverOptions) : undefined;
     }, () => transport),
   });
-  const handle = serveStdio(() => createToolServer(backend, serverOptions), {
+  const handle = serveStdio(() => createToolServer(backend, serverOptions, extra), {
     transport,
     onerror: (err) => log.debug(`protocol: ${err.message}`),
   });

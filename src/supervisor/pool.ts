@@ -118,7 +118,8 @@ export class WorkerPool {
       );
     }
     const id = this.#newId(canonical);
-    const worker = await WorkerProcess.start({
+    let worker = await this.#takeStandby(req.backend, canonical, req.options);
+    worker ??= await WorkerProcess.start({
       backend: req.backend,
       path: canonical,
       options: req.options,
@@ -128,6 +129,7 @@ export class WorkerPool {
       spawn: this.#spawnerFor(req.backend),
       cancelSignal: cancelSignalFor(req.backend),
     });
+    if (req.backend === STANDBY_BACKEND) this.#refillStandby();
     const settled = Promise.withResolvers<void>();
     const db: Database = {
       id,
@@ -150,6 +152,46 @@ export class WorkerPool {
     return { db, existing: false };
   }
 
+  // One embedded worker is kept started and waiting for a file, so that opening one does not
+  // wait for a process to start (most of a reopen's time otherwise).
+  #standby: Promise<WorkerProcess | undefined> | undefined;
+
+  #refillStandby(): void {
+    if (this.#closing || this.#standby) return;
+    this.#standby = WorkerProcess.start({
+      backend: STANDBY_BACKEND,
+      path: undefined,
+      options: {},
+      databaseId: "standby",
+      env: this.#deps.env ?? workerEnv(this.#deps.config),
+      log: this.#deps.log,
+      spawn: this.#spawnerFor(STANDBY_BACKEND),
+    }).catch((err) => {
+      this.#deps.log.warn(`standby worker did not start: ${(err as Error).message}`);
+      return undefined;
+    });
+  }
+
+  async #takeStandby(
+    backend: string,
+    path: string,
+    options: Record<string, unknown>,
+  ): Promise<WorkerProcess | undefined> {
+    if (backend !== STANDBY_BACKEND || !this.#standby) return undefined;
+    const pending = this.#standby;
+    this.#standby = undefined;
+    const worker = await pending;
+    if (!worker?.alive) return undefined;
+    try {
+      await worker.attach(path, options);
+      return worker;
+    } catch (err) {
+      this.#deps.log.warn(`standby worker refused the file: ${(err as Error).message}`);
+      worker.kill();
+      return undefined;
+    }
+  }
+
   #newId(path: string): string {
     const stem = basename(path).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 32) || "db";
     let id = stem;
@@ -159,7 +201,7 @@ export class WorkerPool {
 
   // Polls the worker's status until it leaves loading/analysing; status calls bypass the queue.
   async #watch(db: Database): Promise<void> {
-    let delay = 20;
+    let delay = 5;
     while (db.state === "loading" || db.state === "analysing") {
       try {
         const s = await db.worker.callStructured("_status", {}, { timeoutMs: 30_000 });
@@ -326,6 +368,9 @@ export class WorkerPool {
   /** Saves and stops every worker. */
   async shutdown(): Promise<void> {
     this.#closing = true;
+    const standby = this.#standby;
+    this.#standby = undefined;
+    void standby?.then((w) => w?.close(1000));
     await Promise.all(
       this.list().map(async (db) => {
         db.state = "closed";
@@ -336,6 +381,9 @@ export class WorkerPool {
     this.#dbs.clear();
   }
 }
+
+/** The backend whose workers can start ahead of need (the others load an engine per file). */
+const STANDBY_BACKEND = "embedded";
 
 /** The environment workers get: ours, minus nothing (workers read REMCP_* themselves). */
 /**

@@ -66,7 +66,8 @@ export class WorkerProcess {
   static async start(
     opts: {
       backend: string;
-      path: string;
+      /** The file; undefined starts a standby worker that `attach` gives a file later. */
+      path: string | undefined;
       options: Record<string, unknown>;
       databaseId: string;
       env: Record<string, string>;
@@ -78,7 +79,7 @@ export class WorkerProcess {
   ): Promise<WorkerProcess> {
     const spawn = opts.spawn ?? spawnSelf;
     const child = spawn(
-      [
+      opts.path === undefined ? ["--backend", opts.backend, "--standby"] : [
         "--backend",
         opts.backend,
         "--options",
@@ -157,6 +158,11 @@ export class WorkerProcess {
     }
     if (partial) this.#stderr.push(partial);
     sink?.close();
+  }
+
+  /** Gives a standby worker its file. */
+  async attach(path: string, options: Record<string, unknown>): Promise<void> {
+    await this.callStructured("_open", { path, options }, { timeoutMs: 30_000 });
   }
 
   /** Whether the process is still running. */

@@ -34,12 +34,24 @@ export function openEmbedded(
   options: Record<string, unknown>,
   env: BackendEnv,
 ): Backend {
-  const started = performance.now();
-  let status: AnalysisStatus = { state: "loading", message: "reading file" };
+  const e = createEmbedded(env);
+  e.open(path, options);
+  return e.backend;
+}
+
+/**
+ * An embedded backend with no file yet (a standby worker waits like this so that opening costs
+ * no process start), and the call that gives it its file.
+ */
+export function createEmbedded(
+  env: BackendEnv,
+): { backend: Backend; open(path: string, options: Record<string, unknown>): void } {
+  let started = performance.now();
+  let status: AnalysisStatus = { state: "loading", message: "waiting for a file" };
   let db: EmbeddedDb | undefined;
   const seconds = () => Math.round((performance.now() - started) / 10) / 100;
 
-  const load = async () => {
+  const load = async (path: string, options: Record<string, unknown>) => {
     try {
       const bytes = await Deno.readFile(path);
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -100,15 +112,13 @@ export function openEmbedded(
       env.log.warn(`open failed: ${payload.error}`);
     }
   };
-  void load();
-
   const need = (): EmbeddedDb => {
     if (!db) {
       throw new RemcpError("Busy", "The database is still loading: call wait_for_analysis", {});
     }
     return db;
   };
-  return {
+  const backend: Backend = {
     name: "embedded",
     status: () => status,
     tools: (): ToolImpl[] => [
@@ -129,6 +139,17 @@ export function openEmbedded(
     close: async () => {
       db?.store.close();
       await db?.code.dispose();
+    },
+  };
+  let opened = false;
+  return {
+    backend,
+    open(path, options) {
+      if (opened) throw new RemcpError("InvalidArgument", "This worker already has a file", {});
+      opened = true;
+      started = performance.now();
+      status = { state: "loading", message: "reading file" };
+      void load(path, options);
     },
   };
 }
