@@ -291,3 +291,56 @@ Deno.test("close_database stops the worker and the database can be opened again"
     await h.close();
   }
 });
+
+/** Pids of the server's children whose command line contains `needle`. */
+async function childrenWith(parent: number, needle: string): Promise<number[]> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pid=", "--ppid", String(parent)],
+    stdout: "piped",
+  }).output();
+  const pids = new TextDecoder().decode(out.stdout).split("\n").map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
+  const found: number[] = [];
+  for (const pid of pids) {
+    const cmd = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+    if (cmd.includes(needle)) found.push(pid);
+  }
+  return found;
+}
+
+Deno.test("a standby worker takes the next open; a dead standby is replaced", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const server = h.transport.pid!;
+    await ok(h.client, "open_database", { path: ELF });
+    let standby: number[] = [];
+    for (let i = 0; i < 100 && standby.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      standby = await childrenWith(server, "--standby");
+    }
+    assert.equal(standby.length, 1, "one standby worker waits after the first open");
+    const b = await ok(h.client, "open_database", { path: PE });
+    await ok(h.client, "wait_for_analysis", { database: b.database });
+    const list = await ok(h.client, "list_databases");
+    const pidB = (list.items as { database: string; pid: number }[])
+      .find((d) => d.database === b.database)!.pid;
+    assert.equal(pidB, standby[0], "the second database runs in the standby worker");
+    assert.equal((await ok(h.client, "get_database_info", { database: b.database })).format, "pe");
+    // Kill the next standby: the following open still works, in a fresh worker.
+    let next: number[] = [];
+    for (let i = 0; i < 100 && next.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      next = await childrenWith(server, "--standby");
+    }
+    Deno.kill(next[0]!, "SIGKILL");
+    await new Promise((r) => setTimeout(r, 100));
+    const c = await ok(h.client, "open_database", { path: fixture("elf_aarch64_gcc_O2") });
+    await ok(h.client, "wait_for_analysis", { database: c.database });
+    assert.equal(
+      (await ok(h.client, "get_database_info", { database: c.database })).arch,
+      "aarch64",
+    );
+  } finally {
+    await h.close();
+  }
+});
