@@ -74,7 +74,7 @@ export function fastToolCalls(
       inflight.delete(id);
       // The SDK client handles notifications a microtask late but responses at once: a progress
       // note read in the same chunk as the response would be dropped. Let the notes go first.
-      if (sentProgress) await new Promise((r) => setTimeout(r, 2));
+      if (sentProgress) await new Promise((r) => setTimeout(r, 5));
       // A cancelled request gets no response, as the protocol asks.
       if (!ctl.signal.aborted) send({ jsonrpc: "2.0", id, result });
     });

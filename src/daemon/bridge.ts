@@ -104,6 +104,9 @@ export class DaemonBridge {
     return transport;
   }
 
+  #writes: Promise<void> = Promise.resolve();
+  #lastWasNote = false;
+
   #fromDaemon(message: JSONRPCMessage): void {
     if (!("method" in message) && "id" in message && message.id !== undefined) {
       this.#pending.delete(message.id);
@@ -121,9 +124,15 @@ export class DaemonBridge {
 
   #toClient(message: JSONRPCMessage): void {
     if (this.#closed) return;
-    this.#opts.downstream.send(message).catch((err) =>
-      this.#opts.log.debug(`client write failed: ${(err as Error).message}`)
-    );
+    const isNote = "method" in message && !("id" in message && message.id !== undefined);
+    const afterNote = this.#lastWasNote;
+    this.#lastWasNote = isNote;
+    this.#writes = this.#writes.then(async () => {
+      // The SDK client handles notifications a microtask late but responses at once: a progress
+      // note read in the same chunk as its response would be dropped. Let the notes go first.
+      if (afterNote && !isNote) await new Promise((r) => setTimeout(r, 5));
+      await this.#opts.downstream.send(message);
+    }).catch((err) => this.#opts.log.debug(`client write failed: ${(err as Error).message}`));
   }
 
   async #forward(message: JSONRPCMessage): Promise<void> {
