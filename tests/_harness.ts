@@ -111,3 +111,32 @@ export async function fails(
   if (!r.isError) throw new Error(`${name} should have failed but returned ${r.text}`);
   return r.sc as { error: string; error_type: string; detail: Record<string, unknown> };
 }
+
+/** Runs `remcp run ARGS…` from the checkout and collects its exit code and output. */
+export async function runCli(
+  args: string[],
+  stateDir?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const dir = stateDir ?? await Deno.makeTempDir();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        "--config",
+        repoPath("deno.json"),
+        repoPath("src/main.ts"),
+        "run",
+        ...args,
+      ],
+      env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  } finally {
+    if (!stateDir) await Deno.remove(dir, { recursive: true });
+  }
+}

@@ -1,33 +1,10 @@
 /** The shipped `remcp run` examples, run by the real CLI against fixtures. */
 import assert from "node:assert/strict";
-import { fixture, repoPath } from "./_harness.ts";
+import { fixture, repoPath, runCli } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
-async function run(args: string[]) {
-  const dir = await Deno.makeTempDir();
-  try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        repoPath("deno.json"),
-        repoPath("src/main.ts"),
-        "run",
-        ...args,
-      ],
-      env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const dec = new TextDecoder();
-    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const run = runCli;
 
 Deno.test("examples/largest_functions.js lists ten functions with callees", e2e, async () => {
   const r = await run([repoPath("examples/largest_functions.js"), fixture("elf_x86_64_gcc_O2")]);

@@ -1,30 +1,10 @@
 /** End-to-end: the real `remcp run` CLI. */
 import assert from "node:assert/strict";
-import { fixture, repoPath } from "./_harness.ts";
+import { fixture, repoPath, runCli } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
-async function run(args: string[], stateDir?: string) {
-  const dir = stateDir ?? await Deno.makeTempDir();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      repoPath("deno.json"),
-      repoPath("src/main.ts"),
-      "run",
-      ...args,
-    ],
-    env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!stateDir) await Deno.remove(dir, { recursive: true });
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const run = runCli;
 
 Deno.test("remcp run prints one file's result as JSON", e2e, async () => {
   const r = await run([

@@ -63,3 +63,17 @@ export function bytesResult(address: number, bytes: Uint8Array, asked: number) {
   }
   return out;
 }
+
+/** Bytes of each fixed-size read_data type. */
+export const TYPE_SIZES: Readonly<Record<string, number>> = {
+  u8: 1,
+  i8: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  u64: 8,
+  i64: 8,
+  f32: 4,
+  f64: 8,
+};

@@ -3,24 +3,11 @@ import { RemcpError } from "../../../src/errors.ts";
 import { readBytes, readData } from "../../../src/protocol/catalog/data.ts";
 import { hex } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
-import { bytesResult } from "../../shared/values.ts";
+import { bytesResult, TYPE_SIZES } from "../../shared/values.ts";
 import { type DbAccess, type EmbeddedDb, resolveMapped } from "../db.ts";
 
 /** Most bytes one read_data call walks. */
 const MAX_TYPED_READ_BYTES = 1024 * 1024;
-
-const SIZES: Record<string, number> = {
-  u8: 1,
-  i8: 1,
-  u16: 2,
-  i16: 2,
-  u32: 4,
-  i32: 4,
-  u64: 8,
-  i64: 8,
-  f32: 4,
-  f64: 8,
-};
 
 /** The data tools over `db`. */
 export function dataTools(db: DbAccess): ToolImpl[] {
@@ -53,7 +40,7 @@ export function dataTools(db: DbAccess): ToolImpl[] {
           at += s ? s.bytes : 1;
           continue;
         }
-        const size = SIZES[type]!;
+        const size = TYPE_SIZES[type]!;
         const raw = d.image.read(at, size);
         if (!raw) {
           if (values.length === 0) {

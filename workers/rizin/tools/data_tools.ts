@@ -3,25 +3,12 @@ import { RemcpError } from "../../../src/errors.ts";
 import { readBytes, readData } from "../../../src/protocol/catalog/data.ts";
 import { hex } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
-import { bytesResult } from "../../shared/values.ts";
+import { bytesResult, TYPE_SIZES } from "../../shared/values.ts";
 import { type DbAccess, resolveMapped } from "../db.ts";
 import type { Model } from "../model.ts";
 import { addr } from "../quote.ts";
 import type { Conn } from "../session.ts";
 import { withRizin } from "./_common.ts";
-
-const SIZES: Record<string, number> = {
-  u8: 1,
-  i8: 1,
-  u16: 2,
-  i16: 2,
-  u32: 4,
-  i32: 4,
-  u64: 8,
-  i64: 8,
-  f32: 4,
-  f64: 8,
-};
 
 /** How many bytes from `a` on are mapped without a gap (at most `want`). */
 export function mappedRun(m: Model, a: number, want: number): number {
@@ -73,7 +60,7 @@ export function dataTools(db: DbAccess): ToolImpl[] {
         const unit = type === "utf16" ? 2 : 1;
         const want = type === "cstring" || type === "utf16"
           ? Math.min(count * (maxLen + 1) * unit, 1 << 20)
-          : count * SIZES[type]!;
+          : count * TYPE_SIZES[type]!;
         const raw = await readMem(c, m, a, want);
         const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
         const values: (number | string | null)[] = [];
@@ -97,7 +84,7 @@ export function dataTools(db: DbAccess): ToolImpl[] {
             at = Math.min(end + unit, raw.length);
             continue;
           }
-          const size = SIZES[type]!;
+          const size = TYPE_SIZES[type]!;
           if (at + size > raw.length) {
             if (values.length === 0) {
               throw new RemcpError("InvalidAddress", `${hex(a)}: fewer than ${size} bytes mapped`, {
