@@ -112,8 +112,8 @@ export async function fails(
   return r.sc as { error: string; error_type: string; detail: Record<string, unknown> };
 }
 
-/** Runs `remcp run ARGS…` from the checkout and collects its exit code and output. */
-export async function runCli(
+/** Runs `remcp ARGS…` from the checkout to completion and collects its exit code and output. */
+export async function runRemcpCommand(
   args: string[],
   stateDir?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -127,10 +127,10 @@ export async function runCli(
         "--config",
         repoPath("deno.json"),
         repoPath("src/main.ts"),
-        "run",
         ...args,
       ],
       env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
+      stdin: "null",
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -139,4 +139,9 @@ export async function runCli(
   } finally {
     if (!stateDir) await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Runs `remcp run ARGS…` (see {@link runRemcpCommand}). */
+export function runCli(args: string[], stateDir?: string) {
+  return runRemcpCommand(["run", ...args], stateDir);
 }

@@ -4,7 +4,7 @@
  * every daemon it started.
  */
 import assert from "node:assert/strict";
-import { fixture, type Harness, ok, repoPath, startRemcp } from "./_harness.ts";
+import { fixture, type Harness, ok, repoPath, runRemcpCommand, startRemcp } from "./_harness.ts";
 import { processAlive } from "../src/daemon/state.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -106,25 +106,8 @@ async function health(file: DaemonFile): Promise<Record<string, unknown>> {
 }
 
 /** Runs `remcp <args>` to completion with `dir` as state folder. */
-async function runRemcp(dir: string, args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      repoPath("deno.json"),
-      repoPath("src/main.ts"),
-      ...args,
-    ],
-    env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
-    stdin: "null",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+function runRemcp(dir: string, args: string[]) {
+  return runRemcpCommand(args, dir);
 }
 
 /** One raw HTTP/1.1 request, so that tests can send any Host header. */

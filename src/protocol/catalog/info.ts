@@ -42,20 +42,23 @@ export const getDatabaseInfo = defineTool({
 
 const perms = z.string().describe('"r-x" style permissions');
 
+/** A mapped range as list_segments shows it; list_sections adds its kind. */
+const RangeItem = z.object({
+  name: z.string(),
+  start: Hex,
+  end: Hex,
+  size: z.number(),
+  file_offset: Hex,
+  file_size: z.number(),
+  perms,
+});
+
 export const listSegments = defineTool({
   name: "list_segments",
   description: "List the memory segments (program headers / PE sections / Mach-O segments) " +
     "with start, end (exclusive), size, file offset and permissions. Paged.",
   input: z.strictObject({ ...PageInput }),
-  output: pageOutput(z.object({
-    name: z.string(),
-    start: Hex,
-    end: Hex,
-    size: z.number(),
-    file_offset: Hex,
-    file_size: z.number(),
-    perms,
-  })),
+  output: pageOutput(RangeItem),
   annotations: READ_ONLY,
   tags: ["info", "layout"],
 });
@@ -65,16 +68,7 @@ export const listSections = defineTool({
   description: "List sections with start, end (exclusive), size, file offset, permissions and " +
     "kind (code, data, rodata, bss, other). Paged; filter is a regex over names.",
   input: z.strictObject({ ...FilteredPageInput }),
-  output: pageOutput(z.object({
-    name: z.string(),
-    start: Hex,
-    end: Hex,
-    size: z.number(),
-    file_offset: Hex,
-    file_size: z.number(),
-    perms,
-    kind: z.string(),
-  })),
+  output: pageOutput(RangeItem.extend({ kind: z.string() })),
   annotations: READ_ONLY,
   tags: ["info", "layout"],
 });
