@@ -21,8 +21,12 @@ export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
 }
 
 /** The production supervisor for `config`; script tools start loading in the background. */
-export function createSupervisor(config: Config, log: Logger): Supervisor {
-  const sup = new Supervisor({ config, log, metaTools: metaTools() });
+export function createSupervisor(
+  config: Config,
+  log: Logger,
+  options: { noDatabaseHint?: string } = {},
+): Supervisor {
+  const sup = new Supervisor({ config, log, metaTools: metaTools(), ...options });
   if (config.toolsDir !== undefined) sup.scripts.startLoading(config.toolsDir);
   return sup;
 }

@@ -55,6 +55,8 @@ export interface SupervisorOptions {
   log: Logger;
   spawn?: Spawner;
   metaTools?: { spec: ToolSpec; handler: LocalHandler }[];
+  /** What a call without an open database is told to do (the default suits MCP clients). */
+  noDatabaseHint?: string;
 }
 
 const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
@@ -86,6 +88,7 @@ export class Supervisor {
       config: options.config,
       log: options.log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
+      ...(options.noDatabaseHint ? { noDatabaseHint: options.noDatabaseHint } : {}),
     });
     for (const t of [...MANAGEMENT_TOOLS, ...SCRIPT_TOOL_MANAGEMENT]) {
       this.entries.set(t.spec.name, { spec: t.spec, kind: "management", handler: t.handler });
