@@ -428,3 +428,31 @@ function crcBlob(): string {
   bytes.set([0xfe, 0xd7, 0xab, 0x76], 0x50c);
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+Deno.test("a tools folder of 50 files loads every one of them", e2e, async () => {
+  // All files evaluate at once on a pool of a few sandbox processes: starting them and waiting
+  // for a free one must not count against any file's limit.
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 50; i++) {
+    files[`t${i}.js`] = toolFile(
+      {
+        name: `t_many_${i}`,
+        description: `Tool ${i}.`,
+        input: { type: "object" },
+        scope: "global",
+      },
+      `run() { return { n: ${i} }; }`,
+    );
+  }
+  const dir = await toolsDir(files);
+  const h = await startRemcp({ args: ["--tools-dir", dir] });
+  try {
+    const listed = await ok(h.client, "list_script_tools");
+    assert.deepEqual(listed.problems, []);
+    assert.equal((listed.tools as unknown[]).length, 50);
+    assert.deepEqual(await ok(h.client, "call", { name: "t_many_49", arguments: {} }), { n: 49 });
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

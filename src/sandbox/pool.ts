@@ -38,6 +38,12 @@ export interface SandboxRunOptions {
   invoke: InvokeHandler;
   /** Wall-clock limit of the whole run, invokes included. */
   timeoutMs: number;
+  /**
+   * How long the run may wait for a ready sandbox process. When set, `timeoutMs` starts only
+   * when the script does, so process start-up and queueing behind other runs are not counted
+   * against the script; unset, the wait is part of `timeoutMs`.
+   */
+  startWaitMs?: number;
   limits?: Partial<Limits>;
   /** Aborting ends the run with `Cancelled`. */
   signal?: AbortSignal;
@@ -91,16 +97,20 @@ export class SandboxPool {
     if (this.#closed) throw new RemcpError("SandboxError", "The sandbox pool is closed");
     const limits = resolveLimits(options.limits);
     const started = performance.now();
-    const deadline = started + options.timeoutMs;
-    const proc = await this.#acquire(deadline, options.signal);
+    const separateWait = options.startWaitMs !== undefined;
+    const proc = await this.#acquire(
+      started + (options.startWaitMs ?? options.timeoutMs),
+      options.signal,
+    );
     if (typeof proc === "string") {
       const error = proc === "timeout"
-        ? wallTimeout(options.timeoutMs, 0)
+        ? separateWait ? noProcess(options.startWaitMs ?? 0) : wallTimeout(options.timeoutMs, 0)
         : proc === "cancelled"
         ? cancelled()
         : new RemcpError("SandboxError", proc);
       return { ok: false, error, logs: "", stats: { invokes: 0, cpuMs: 0, wallMs: 0 } };
     }
+    const deadline = (separateWait ? performance.now() : started) + options.timeoutMs;
     const ended = await this.#runOn(proc, code, options, limits, deadline);
     const wallMs = Math.round((performance.now() - started) * 100) / 100;
     this.#release(proc, ended.reusable);
@@ -373,6 +383,15 @@ function wallTimeout(limitMs: number, pendingInvokes: number): RemcpError {
     `The script did not finish within its ${limitMs} ms wall-clock limit (invokes included) and ` +
       "was stopped; do less per execute call or raise timeout_s",
     { limit_ms: limitMs, pending_invokes: pendingInvokes },
+  );
+}
+
+function noProcess(waitMs: number): RemcpError {
+  return new RemcpError(
+    "SandboxTimeout",
+    `No sandbox process became free within ${waitMs} ms, so the script never started; the ` +
+      "machine is overloaded or too many scripts run at once: try again",
+    { wait_ms: waitMs },
   );
 }
 
