@@ -36,7 +36,7 @@ export function helpText(): string {
     "  sandbox           (internal) a script sandbox process",
     "",
     "Flags:",
-    "  --allow-write     enable tools that write the file (patch_bytes, assemble)",
+    "  --allow-write     reserved for tools that write the file (none exists yet)",
     "  --allow-scripts   enable raw engine commands and scripts",
     "  --backend NAME    default backend (embedded, rizin, ghidra, ida, binja)",
     "  --rizin PATH      rizin binary",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseCommandLine } from "./cli.ts";
+import { helpText, parseCommandLine } from "./cli.ts";
+import { ENV_VARS } from "./config.ts";
 
 Deno.test("parseCommandLine() refuses an unknown mode and lists the modes", () => {
   for (const argv of [["server"], ["frobnicate"], ["--allow-write", "frobnicate"]]) {
@@ -17,4 +18,11 @@ Deno.test("parseCommandLine() runs the stdio server with no mode word", () => {
   assert.equal(cmd.kind === "mode" ? cmd.mode : cmd.kind, "stdio");
   const named = parseCommandLine(["stdio"], {});
   assert.equal(named.kind === "mode" ? named.mode : named.kind, "stdio");
+});
+
+Deno.test("helpText() lists every REMCP_* variable and names no tool that does not exist", () => {
+  const help = helpText();
+  for (const v of ENV_VARS) assert.match(help, new RegExp(`${v.name}\\s`));
+  assert.match(help, /REMCP_DEBUG_ANALYSIS_DELAY_MS/);
+  assert.doesNotMatch(help, /patch_bytes|assemble\b/);
 });

@@ -45,7 +45,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   { name: "REMCP_TOOL_SEARCH", default: "1", help: "0 lists every tool instead of pinned + meta" },
   { name: "REMCP_DISABLE_EXECUTE", default: "0", help: "1 hides the execute tool" },
   { name: "REMCP_DISABLE_BATCH", default: "0", help: "1 hides the batch tool" },
-  { name: "REMCP_ALLOW_WRITE", default: "0", help: "1 enables tools that write the file" },
+  {
+    name: "REMCP_ALLOW_WRITE",
+    default: "0",
+    help: "reserved for tools that write the file (none exists yet)",
+  },
   { name: "REMCP_ALLOW_SCRIPTS", default: "0", help: "1 enables raw engine commands/scripts" },
   { name: "REMCP_STATE_DIR", default: "platform state folder", help: "databases, daemon state" },
   { name: "REMCP_LOG_LEVEL", default: "info", help: "error, warn, info or debug" },
@@ -57,6 +61,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   { name: "REMCP_PYTHON", default: "python3", help: "interpreter for Python workers" },
   { name: "REMCP_CHECK_OUTPUT", default: "0", help: "1 checks every result against its schema" },
   { name: "REMCP_TOOLS_DIR", default: "(none)", help: "folder of script tools (--tools-dir)" },
+  {
+    name: "REMCP_DEBUG_ANALYSIS_DELAY_MS",
+    default: "0",
+    help: "debugging aid: hold a new database in analysing this long",
+  },
 ];
 
 type Env = Record<string, string | undefined>;

@@ -47,6 +47,12 @@ export function mainModuleUrl(): string {
     : new URL("./main.ts", import.meta.url).href;
 }
 
+/**
+ * Deno.serve's request.signal aborts only when the client goes away, not after every response
+ * (the legacy behaviour, which prints a warning on first use). deno.json asks for it too.
+ */
+const NO_LEGACY_ABORT = "--unstable-no-legacy-abort";
+
 /** The command that runs `remcp <subcommand> ...args` with this same program. */
 export function selfCommand(
   subcommand: string,
@@ -78,18 +84,20 @@ export function selfCommand(
  * - a bundle: nothing, and no config a child's cwd might hold;
  * - src/main.ts from a URL: the import map served beside it (bare specifiers do not resolve in
  *   remote modules otherwise) and raw imports (deno.json is not read for remote modules).
+ * Without deno.json, the daemon's HTTP server also needs {@link NO_LEGACY_ABORT}.
  */
 function runFlags(launch: SelfLaunch): string[] {
   const { main } = launch;
   const isSource = main.endsWith("/src/main.ts");
   if (main.startsWith("file:")) {
-    if (!isSource) return ["--no-config"];
+    if (!isSource) return ["--no-config", NO_LEGACY_ABORT];
     const config = fileURLToPath(new URL("../deno.json", main));
-    return launch.exists(config) ? ["--config", config] : [];
+    return launch.exists(config) ? ["--config", config] : [NO_LEGACY_ABORT];
   }
-  if (!isSource) return ["--no-config"];
+  if (!isSource) return ["--no-config", NO_LEGACY_ABORT];
   return [
     "--no-config",
+    NO_LEGACY_ABORT,
     "--unstable-raw-imports",
     "--import-map",
     new URL("../import_map.json", main).href,

@@ -34,7 +34,13 @@ Deno.test("selfCommand() pins a checkout's deno.json whatever the cwd", () => {
 
 Deno.test("selfCommand() runs a bundle with no config at all", () => {
   const cmd = selfCommand("worker", ["x"], launch("file:///tmp/dl/remcp.js"));
-  assert.deepEqual(cmd.args.slice(4), ["--no-config", "file:///tmp/dl/remcp.js", "worker", "x"]);
+  assert.deepEqual(cmd.args.slice(4), [
+    "--no-config",
+    "--unstable-no-legacy-abort",
+    "file:///tmp/dl/remcp.js",
+    "worker",
+    "x",
+  ]);
 });
 
 Deno.test("selfCommand() passes a remote main module its import map and raw imports", () => {
@@ -42,6 +48,7 @@ Deno.test("selfCommand() passes a remote main module its import map and raw impo
   const cmd = selfCommand("serve", ["--auto"], launch(main));
   assert.deepEqual(cmd.args.slice(4), [
     "--no-config",
+    "--unstable-no-legacy-abort",
     "--unstable-raw-imports",
     "--import-map",
     "https://raw.githubusercontent.com/o/remcp/v1/import_map.json",
@@ -53,5 +60,10 @@ Deno.test("selfCommand() passes a remote main module its import map and raw impo
 
 Deno.test("selfCommand() runs a remote bundle with no config", () => {
   const cmd = selfCommand("sandbox", [], launch("https://example.com/remcp.js"));
-  assert.deepEqual(cmd.args.slice(4), ["--no-config", "https://example.com/remcp.js", "sandbox"]);
+  assert.deepEqual(cmd.args.slice(4), [
+    "--no-config",
+    "--unstable-no-legacy-abort",
+    "https://example.com/remcp.js",
+    "sandbox",
+  ]);
 });

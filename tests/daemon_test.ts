@@ -387,3 +387,43 @@ Deno.test(
     }
   },
 );
+
+Deno.test("remcp serve answers requests without a warning on stderr", e2e, async () => {
+  const dir = await stateDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--config", repoPath("deno.json"), repoPath("src/main.ts")]
+      .concat("serve"),
+    env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
+    const file = (await readDaemonFile(dir))!;
+    const r = await fetch(`http://127.0.0.1:${file.port}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${file.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "list_databases", arguments: {} },
+      }),
+    });
+    assert.equal(r.status, 200);
+    await r.body?.cancel();
+    assert.equal((await health(file)).ok ?? true, true);
+  } finally {
+    child.kill("SIGTERM");
+    const out = await child.output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.doesNotMatch(stderr, /request\.signal|legacy/, stderr);
+    await cleanup(dir);
+  }
+});

@@ -344,3 +344,56 @@ Deno.test("a standby worker takes the next open; a dead standby is replaced", e2
     await h.close();
   }
 });
+
+Deno.test(
+  "what a new user meets: empty and unknown files, turned-off tools, rename journal",
+  e2e,
+  async () => {
+    const dir = await Deno.makeTempDir();
+    const h = await startRemcp();
+    try {
+      const empty = `${dir}/empty.bin`;
+      await Deno.writeFile(empty, new Uint8Array());
+      const e = await fails(h.client, "open_database", { path: empty });
+      assert.equal(e.error_type, "OpenFailed");
+      assert.match(e.error, /is empty \(0 bytes\)/);
+
+      // A failed open leaves nothing behind: no "failed" entry, and a retry gets the same id.
+      const junk = `${dir}/junk.dat`;
+      await Deno.writeTextFile(junk, "just some text, not a binary at all\n");
+      assert.equal(
+        (await fails(h.client, "open_database", { path: junk })).error_type,
+        "OpenFailed",
+      );
+      assert.deepEqual((await ok(h.client, "list_databases")).items, []);
+      await fails(h.client, "open_database", { path: junk });
+      const opened = await ok(h.client, "open_database", {
+        path: junk,
+        options: { arch: "x86_64", base: 0 },
+      });
+      assert.equal(opened.database, "junk.dat");
+
+      // A tool turned off by configuration says what turns it on.
+      for (const via of ["direct", "call"]) {
+        const r = via === "direct"
+          ? await fails(h.client, "command", { command: "i" })
+          : await fails(h.client, "call", { name: "command", arguments: { command: "i" } });
+        assert.equal(r.error_type, "Unsupported", via);
+        assert.match(r.error, /--allow-scripts/, via);
+      }
+      await ok(h.client, "close_database", { database: "junk.dat" });
+
+      // The journal shows the name a rename replaced, as rename itself does.
+      const elf = await ok(h.client, "open_database", { path: fixture("elf_x86_64_gcc_O0") });
+      await ok(h.client, "wait_for_analysis", { database: elf.database });
+      const renamed = await ok(h.client, "rename", { address: "main", name: "entry_main" });
+      assert.equal(renamed.old_name, "main");
+      const changes = await ok(h.client, "call", { name: "list_changes", arguments: {} });
+      const first = (changes.items as { old: string | null; new: string | null }[])[0]!;
+      assert.deepEqual([first.old, first.new], ["main", "entry_main"]);
+    } finally {
+      await h.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

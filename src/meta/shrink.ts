@@ -6,7 +6,7 @@ import { byteLength } from "../protocol/results.ts";
 
 /** Shrinks `value` to at most `maxBytes` of JSON; `notes` records what was cut. */
 export function shrinkValue(value: unknown, maxBytes: number, notes: string[]): unknown {
-  let current = value;
+  let current = cutLongStrings(value, maxBytes, "result", notes);
   for (let round = 0; round < 64; round++) {
     const size = byteLength(JSON.stringify(current) ?? "null");
     if (size <= maxBytes) return current;
@@ -21,6 +21,27 @@ export function shrinkValue(value: unknown, maxBytes: number, notes: string[]): 
   }
   notes.push("the result was too large even after cutting and was dropped");
   return null;
+}
+
+/**
+ * Cuts every string longer than `maxBytes` characters to that length first: such a string cannot
+ * fit, and serializing it whole, round after round, is most of the cost of shrinking.
+ */
+function cutLongStrings(value: unknown, maxBytes: number, where: string, notes: string[]): unknown {
+  if (typeof value === "string") {
+    if (value.length <= maxBytes) return value;
+    notes.push(`${where}: string cut from ${value.length} to ${maxBytes} characters`);
+    return value.slice(0, maxBytes);
+  }
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    return value.map((v, i) => cutLongStrings(v, maxBytes, `${where}[${i}]`, notes));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = cutLongStrings(v, maxBytes, `${where}.${k}`, notes);
+  }
+  return out;
 }
 
 type Path = (string | number)[];
@@ -52,13 +73,17 @@ function largestContainer(
 }
 
 function cut(v: unknown, excess: number, bytes: number, where: string, notes: string[]): unknown {
-  // Never drop more than half in one round: the next round may find a better thing to cut.
-  const keepFraction = Math.max(0.5, (bytes - excess - 64) / bytes);
+  const exact = Math.max(0, (bytes - excess - 64) / bytes);
   if (typeof v === "string") {
-    const keep = Math.floor(v.length * keepFraction);
+    // A string is cut to size at once (a 10 MB string in halves took seconds of serializing);
+    // escapes can make it a little long still, and the next round trims the rest.
+    const keep = Math.floor(v.length * exact);
     notes.push(`${where}: string cut from ${v.length} to ${keep} characters`);
     return v.slice(0, keep);
   }
+  // Never drop more than half of an array in one round: the next round may find a better thing
+  // to cut inside what is left.
+  const keepFraction = Math.max(0.5, exact);
   if (Array.isArray(v)) {
     const keep = Math.min(v.length - 1, Math.floor(v.length * keepFraction));
     notes.push(`${where}: kept ${keep} of ${v.length} items`);

@@ -22,3 +22,13 @@ Deno.test("shrinkValue() leaves small values alone", () => {
   assert.deepEqual(shrinkValue({ a: [1, 2] }, 1000, notes), { a: [1, 2] });
   assert.deepEqual(notes, []);
 });
+
+Deno.test("shrinkValue() cuts a 10 MB string to the cap and says so", () => {
+  const notes: string[] = [];
+  const out = shrinkValue({ text: "y".repeat(10 * 1024 * 1024) }, 128 * 1024, notes) as {
+    text: string;
+  };
+  assert.ok(byteLength(JSON.stringify(out)) <= 128 * 1024);
+  assert.ok(out.text.length > 100 * 1024, `kept ${out.text.length}`);
+  assert.match(notes[0]!, /result\.text: string cut from 10485760/);
+});

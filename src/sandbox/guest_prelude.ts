@@ -11,7 +11,7 @@
  *
  * Returns `{ resultJson, describe, makeError, parse }`:
  * - `resultJson(value)`: the JSON text of a result (`undefined` is `null`); throws when the value
- *   holds a function, symbol, BigInt or cycle;
+ *   holds a function, symbol, BigInt, promise or cycle;
  * - `describe(thrown)`: JSON text of `{name, message, stack?, code?, detail?}` for any thrown
  *   value, never throwing;
  * - `makeError(message, code, detailJson)`: the `Error` an invoke rejects with;
@@ -39,6 +39,13 @@ export const GUEST_PRELUDE = String.raw`
     if (t === "function" || t === "symbol" || t === "bigint") {
       const where = key === "" ? "the value itself" : "key \"" + key + "\"";
       throw new TypeErrorCtor("a " + t + " cannot be serialized as JSON (at " + where + ")");
+    }
+    // A promise would serialize as {}: the usual cause is an invoke without await.
+    if (value instanceof PromiseCtor) {
+      const where = key === "" ? "the result" : "key \"" + key + "\"";
+      throw new TypeErrorCtor(
+        where + " is a pending Promise, not a value: await it (await invoke(...))",
+      );
     }
     return value;
   }

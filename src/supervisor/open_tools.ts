@@ -109,7 +109,11 @@ async function open(
   // waiting for it makes open_database report them itself.
   await sup.pool.waitLoaded(db, 15_000);
   if (db.state === "failed" || db.state === "crashed") {
-    throw db.error ?? new RemcpError("OpenFailed", `Opening ${args.path} failed`, {});
+    // The caller hears why here, so a failed open leaves nothing behind: no "failed" entry in
+    // list_databases, and a retry gets the same id.
+    const error = db.error ?? new RemcpError("OpenFailed", `Opening ${args.path} failed`, {});
+    await sup.pool.close(db, ctx.session, true);
+    throw error;
   }
   // An agent that opens a database usually scripts it next: start the sandbox processes now,
   // in the background, so the first execute does not pay for their start.

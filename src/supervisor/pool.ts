@@ -469,6 +469,11 @@ export async function canonicalFile(
   if (!info.isFile) {
     throw new RemcpError("OpenFailed", `${path} is not a regular file`, { path });
   }
+  if (info.size === 0) {
+    throw new RemcpError("OpenFailed", `${path} is empty (0 bytes): there is nothing to analyse`, {
+      path,
+    });
+  }
   try {
     const f = await Deno.open(real, { read: true });
     f.close();

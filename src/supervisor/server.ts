@@ -52,7 +52,8 @@ export function createServer(sup: Supervisor, session: string): Server {
     const { name } = request.params;
     if (!sup.find(name)) await sup.scripts.ready();
     const entry = sup.find(name);
-    if (!entry) {
+    // A tool that exists but is turned off gets a tool error naming what enables it.
+    if (!entry && !sup.whyDisabled(name)) {
       throw new ProtocolError(-32602, `Unknown tool: ${name}; use search_tools to find one`);
     }
     const progressToken = request.params._meta?.progressToken;
@@ -74,6 +75,7 @@ export function createServer(sup: Supervisor, session: string): Server {
       },
     };
     const result = await sup.callTool(name, request.params.arguments, cctx);
+    if (!entry) return result as never;
     return server.projectCallToolResult(result as never, sup.outputSchema(entry)) as never;
   });
 

@@ -144,6 +144,25 @@ export class Supervisor {
     return true;
   }
 
+  /**
+   * Why a tool that exists is not available in this configuration, naming what enables it; or
+   * undefined when the tool is available or does not exist at all.
+   */
+  whyDisabled(name: string): string | undefined {
+    const e = this.entries.get(name);
+    if (!e || this.enabled(e)) return undefined;
+    const cap = e.spec.capability;
+    if (cap === "write") {
+      return `${name} writes the file and is off: start remcp with --allow-write (or REMCP_ALLOW_WRITE=1)`;
+    }
+    if (cap === "scripts") {
+      return `${name} runs raw engine commands and is off: start remcp with --allow-scripts ` +
+        "(or REMCP_ALLOW_SCRIPTS=1)";
+    }
+    const variable = name === "execute" ? "REMCP_DISABLE_EXECUTE" : "REMCP_DISABLE_BATCH";
+    return `${name} is turned off by ${variable}=1`;
+  }
+
   /** Whether a tool appears in tools/list. */
   listed(entry: CatalogEntry): boolean {
     if (!this.enabled(entry)) return false;
@@ -229,8 +248,9 @@ export class Supervisor {
       entry = this.find(name);
     }
     if (!entry) {
+      const off = this.whyDisabled(name);
       return errorResult(
-        new RemcpError(
+        off ? new RemcpError("Unsupported", off, { tool: name }) : new RemcpError(
           "InvalidArgument",
           `Unknown tool "${name}": use search_tools to find tool names`,
           { tool: name },

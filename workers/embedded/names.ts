@@ -111,8 +111,11 @@ export class NameIndex implements NameResolver {
 
   /** The best name exactly at `address`: user name, then symbol/export/import. */
   nameAt(address: number): string | undefined {
-    const user = this.#user.get(address);
-    if (user !== undefined) return user;
+    return this.#user.get(address) ?? this.baseName(address);
+  }
+
+  /** The name at `address` had it no user name: symbol, export, import or analysis name. */
+  baseName(address: number): string | undefined {
     const a = this.#analysis?.nameAt(address);
     if (a !== undefined) return a;
     const i = this.#lowerBound(address);

@@ -53,17 +53,26 @@ export function changeRow(c: Change) {
   return { ...c, address: hex(c.address) };
 }
 
-/** A page of the journal, newest first. */
+/**
+ * A page of the journal, newest first. The journal stores user names only (null: none); with
+ * `baseName`, a name change shows the name the address had without one (a symbol or `sub_…`),
+ * as rename's old_name and new_name do.
+ */
 export function changesPage(
   store: AnnotationStore,
   args: { offset?: number | undefined; limit?: number | undefined },
+  baseName?: (address: number) => string | null,
 ) {
   const offset = args.offset ?? 0;
   const limit = args.limit ?? 100;
   const { items, total } = store.changes(offset, limit);
   const has_more = offset + items.length < total;
+  const shown = (c: Change): Change =>
+    c.kind === "name" && baseName
+      ? { ...c, old: c.old ?? baseName(c.address), new: c.new ?? baseName(c.address) }
+      : c;
   return {
-    items: items.map(changeRow),
+    items: items.map((c) => changeRow(shown(c))),
     total,
     offset,
     limit,

@@ -97,7 +97,14 @@ export function annotationTools(db: DbAccess): ToolImpl[] {
       if (c) applyToIndexes(d, c.kind, c.address, c.new);
       return { redone: c ? changeRow(c) : null };
     }),
-    impl(spec.listChanges, (args) => changesPage(db().store, args)),
+    impl(spec.listChanges, (args) => {
+      const d = db();
+      return changesPage(
+        d.store,
+        args,
+        (a) => d.names.baseName(a) ?? d.defaultName?.(a) ?? null,
+      );
+    }),
     impl(spec.exportAnnotations, (args) => {
       const d = db();
       return exportDocument(d.store, d, args.format ?? "json", (a) => d.functionStart?.(a) === a);
