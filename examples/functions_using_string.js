@@ -1,6 +1,7 @@
-// Functions whose code uses a string matching PATTERN (default "error|fail|usage").
-// PATTERN='passw' remcp run examples/functions_using_string.js FILE…
-// (the sandbox has no environment: edit the pattern below, or use -e with your own copy)
+// Functions whose code uses a string matching `pattern` (below: "error|fail|usage").
+// remcp run examples/functions_using_string.js FILE…
+// The sandbox has no environment or arguments: to search for something else, edit `pattern` in a
+// copy of this file and run the copy.
 const pattern = "error|fail|usage";
 const hits = await invoke("find_code_by_string", { pattern, limit: 500 });
 const byFunction = {};

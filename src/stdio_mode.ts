@@ -40,6 +40,13 @@ export async function stdioMode(config: Config): Promise<number> {
     done.resolve();
   };
   void transport.ended.then(() => stop("stdin closed"));
+  // Started by hand rather than by an MCP client: say why nothing happens.
+  if (Deno.stdin.isTerminal()) {
+    console.error(
+      "remcp: MCP server on stdin/stdout, waiting for a client (Ctrl-D ends it; remcp --help " +
+        "lists the modes)",
+    );
+  }
   Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
   await done.promise;
