@@ -187,7 +187,8 @@ Deno.test("Python worker through the supervisor", e2e, async (t) => {
       setTimeout(() => abort.abort(), 300);
       await assert.rejects(call);
       await ok(h.client, "get_database_info", { database: sdb });
-      assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
+      // Uninterrupted, the search takes 30 s.
+      assert.ok(Date.now() - started < 20_000, `answered after ${Date.now() - started} ms`);
       assert.equal(await pidOf(h.client, sdb), pid, "the same worker answered");
 
       // SIGUSR1 (what the supervisor sends IDA workers) also stops the running call.

@@ -334,10 +334,9 @@ Deno.test("hostile script tools are contained like execute", e2e, async () => {
       "run() { const a = []; for (;;) a.push(new Array(1e5).fill(7)); }",
     );
     await hostile("evil_wait", "async run() { await new Promise(() => {}); }");
-    const started = performance.now();
     const loop = await fails(h.client, "evil_loop");
     assert.equal(loop.error_type, "SandboxTimeout");
-    assert.ok(performance.now() - started < 5000, "the per-tool timeout_s applies");
+    assert.match(loop.error, /\b1000 ms\b/, "the per-tool timeout_s applies");
     assert.equal((await fails(h.client, "evil_memory")).error_type, "SandboxMemory");
     assert.equal((await fails(h.client, "evil_wait")).error_type, "SandboxError");
     // The supervisor still serves.

@@ -323,10 +323,10 @@ Deno.test("SandboxPool.run() with startWaitMs does not count the wait for a proc
       timeoutMs: WALL_MS,
     });
     await entered.promise;
-    // Both runs queue behind the held process for longer than their 1 s wall-clock limit.
-    const waited = pool.run("'waited'", { invoke: echo, timeoutMs: 1000, startWaitMs: WALL_MS });
-    const counted = pool.run("'counted'", { invoke: echo, timeoutMs: 1000 });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Both runs queue behind the held process for longer than their 3 s wall-clock limit.
+    const waited = pool.run("'waited'", { invoke: echo, timeoutMs: 3000, startWaitMs: WALL_MS });
+    const counted = pool.run("'counted'", { invoke: echo, timeoutMs: 3000 });
+    await new Promise((r) => setTimeout(r, 4000));
     gate.resolve();
     assert.equal(ok(await holder), "held");
     assert.equal(ok(await waited), "waited");
