@@ -2,7 +2,15 @@
  * What a TypeScript backend gives the worker's MCP server: its status, its tool handlers and its
  * lifecycle. One backend instance serves one database.
  */
+import type { Config } from "../src/config.ts";
+import type { Logger } from "../src/log.ts";
 import type { ToolSpec } from "../src/protocol/catalog/spec.ts";
+
+/** What a backend gets besides its file. */
+export interface BackendEnv {
+  config: Config;
+  log: Logger;
+}
 
 /** Where a database is in its life. */
 export type AnalysisState = "loading" | "analysing" | "ready" | "failed";

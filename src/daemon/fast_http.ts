@@ -9,7 +9,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
-import type { Supervisor } from "../supervisor/supervisor.ts";
+import type { Host } from "../supervisor/host.ts";
 
 const encoder = new TextEncoder();
 
@@ -20,7 +20,7 @@ const encoder = new TextEncoder();
 export function fastToolCall(
   request: Request,
   body: unknown,
-  sup: Supervisor,
+  sup: Host,
   session: string,
 ): Promise<Response> | undefined {
   if (!isPlainObject(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return;

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
 import { byteLength } from "../protocol/results.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 
 export const batchSpec = defineTool({
   name: "batch",

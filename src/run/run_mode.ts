@@ -11,7 +11,7 @@ import { RemcpError, toErrorPayload } from "../errors.ts";
 import { createLogger, stderrSink } from "../log.ts";
 import { runScript } from "../meta/run_script.ts";
 import { createSupervisor } from "../supervisor/create.ts";
-import type { CallContext } from "../supervisor/supervisor.ts";
+import type { CallContext } from "../supervisor/host.ts";
 import { createProgress, stderrProgressSink } from "./progress.ts";
 
 /** One file's outcome as printed. */

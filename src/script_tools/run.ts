@@ -4,7 +4,7 @@
  * or a typed error.
  */
 import { type ErrorDetail, fromErrorPayload, isErrorCode, RemcpError } from "../errors.ts";
-import type { CallContext, LocalHandler, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host, LocalHandler } from "../supervisor/host.ts";
 import { PROGRESS_INVOKE, runGlobals, runProgram } from "./source.ts";
 import type { ScriptToolDef } from "./spec.ts";
 
@@ -69,7 +69,7 @@ export function scriptToolHandler(def: ScriptToolDef): LocalHandler {
 
 /** Replaces each address argument by its `0x…` form, resolved in `database`. */
 async function resolveAddresses(
-  sup: Supervisor,
+  sup: Host,
   ctx: CallContext,
   def: ScriptToolDef,
   args: Record<string, unknown>,
