@@ -2,7 +2,7 @@
  * Management tools for script tools: `define_tool`, `delete_tool` and `list_script_tools`.
  */
 import { z } from "zod";
-import { defineTool, READ_ONLY, type ToolSpec } from "../protocol/catalog/spec.ts";
+import { defineTool, READ_ONLY } from "../protocol/catalog/spec.ts";
 import { type LocalTool, localTool } from "../supervisor/host.ts";
 import type { ScriptTools } from "./registry.ts";
 import { MAX_SOURCE_BYTES } from "./source.ts";

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { RemcpError } from "../errors.ts";
 import { CommonOutput } from "../protocol/params.ts";
-import { defineTool, READ_ONLY, STATEFUL, type ToolSpec } from "../protocol/catalog/spec.ts";
+import { defineTool, READ_ONLY, STATEFUL } from "../protocol/catalog/spec.ts";
 import { type LocalTool, localTool } from "./host.ts";
 import { probeBackends } from "./backends.ts";
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { join } from "node:path";
 import { RemcpError } from "../errors.ts";
 import { CommonOutput } from "../protocol/params.ts";
-import { defineTool, STATEFUL, type ToolSpec } from "../protocol/catalog/spec.ts";
+import { defineTool, STATEFUL } from "../protocol/catalog/spec.ts";
 import type { Database } from "./pool.ts";
 import { type CallContext, type Host, type LocalTool, localTool } from "./host.ts";
 import { BACKEND_NAMES, probeBackends } from "./backends.ts";
