@@ -10,6 +10,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import type { Host } from "../supervisor/host.ts";
+import { progressNote } from "../protocol/progress.ts";
 
 const encoder = new TextEncoder();
 
@@ -73,16 +74,7 @@ export function fastToolCall(
             signal: ctl.signal,
             via: "client",
             progress(done, total, message) {
-              event({
-                jsonrpc: "2.0",
-                method: "notifications/progress",
-                params: {
-                  progressToken,
-                  progress: done,
-                  ...(total !== undefined ? { total } : {}),
-                  ...(message !== undefined ? { message } : {}),
-                },
-              });
+              event({ jsonrpc: "2.0", ...progressNote(progressToken, done, total, message) });
             },
           });
           event({ jsonrpc: "2.0", id, result });

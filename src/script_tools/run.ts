@@ -23,7 +23,7 @@ export function scriptToolHandler(def: ScriptToolDef): LocalHandler {
         typeof a.database === "string" ? a.database : undefined,
         ctx.session,
       );
-      sup.pool.checkUsable(db);
+      sup.pool.checkAlive(db);
       database = db.id;
       delete a.database;
       await resolveAddresses(sup, ctx, def, a, database);

@@ -5,6 +5,7 @@
  */
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { VERSION } from "../config.ts";
+import { progressNote } from "../protocol/progress.ts";
 import type { CallContext, Host } from "./host.ts";
 import { PROMPTS, renderPrompt } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
@@ -62,15 +63,7 @@ export function createServer(sup: Host, session: string): Server {
       via: "client",
       progress(done, total, message) {
         if (progressToken === undefined) return;
-        void ctx.mcpReq.notify({
-          method: "notifications/progress",
-          params: {
-            progressToken,
-            progress: done,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined ? { message } : {}),
-          },
-        }).catch(() => {});
+        void ctx.mcpReq.notify(progressNote(progressToken, done, total, message)).catch(() => {});
       },
     };
     const result = await sup.callTool(name, request.params.arguments, cctx);

@@ -33,6 +33,8 @@ export interface SupervisorOptions {
 const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
   "Database id from open_database (optional when exactly one is open)",
 );
+/** The part of every routed tool's input that the supervisor consumes. */
+const ROUTING_INPUT = z.object({ database: DATABASE_PARAM });
 
 /** The heart of remcp. */
 export class Supervisor implements Host {
@@ -271,14 +273,13 @@ export class Supervisor implements Host {
       }
       args = { ...rawArgs as Record<string, unknown> };
     }
-    const dbArg = args.database;
+    // The routing half of the routed schema is applied here; the worker parses the rest against
+    // its own spec, so no argument is validated twice.
+    const { database } = parseArguments(name, ROUTING_INPUT, {
+      ...(args.database !== null && args.database !== undefined ? { database: args.database } : {}),
+    }) as { database?: string };
     delete args.database;
-    if (dbArg !== undefined && dbArg !== null && typeof dbArg !== "string") {
-      throw new RemcpError("InvalidArgument", `${name} parameter "database" must be a string`, {
-        param: "database",
-      });
-    }
-    const db = this.pool.resolve(dbArg ?? undefined, ctx.session);
+    const db = this.pool.resolve(database, ctx.session);
     // Tool presence is the worker's own tools/list, never a hand-kept table.
     this.#toolsByBackend.set(db.backend, db.worker.tools);
     if (!db.worker.tools.has(name)) {
@@ -294,7 +295,7 @@ export class Supervisor implements Host {
         { tool: name, backend: db.backend, backends: others },
       );
     }
-    this.pool.checkUsable(db);
+    this.pool.checkAlive(db);
     return await this.pool.call(db, name, args, {
       signal: ctx.signal,
       onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
