@@ -88,7 +88,7 @@ export async function runTool(
     }
     return okResult(fitToCap(value, options.maxOutputBytes));
   } catch (err) {
-    return errorResult(err);
+    return errorResult(err, options.maxOutputBytes);
   }
 }
 

@@ -262,7 +262,7 @@ export class Supervisor implements Host {
       if (!(err instanceof RemcpError)) {
         this.log.error(`${name} failed: ${err instanceof Error ? err.stack : err}`);
       }
-      return errorResult(err);
+      return errorResult(err, this.config.maxOutputBytes);
     }
   }
 
@@ -307,7 +307,9 @@ export class Supervisor implements Host {
       onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
     });
     // A worker's failure leaves in the one error shape, whatever shape the worker sent.
-    return result.isError ? errorResult(resultError(result, name)) : result;
+    return result.isError
+      ? errorResult(resultError(result, name), this.config.maxOutputBytes)
+      : result;
   }
 
   /** Stops every worker and removes temporary files. */
