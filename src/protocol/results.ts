@@ -1,5 +1,5 @@
 /**
- * The result rules of DESIGN §3.5: structured content is always an object, the text content is
+ * The result rules (docs/ARCHITECTURE.md §2): structured content is always an object, the text content is
  * the same object serialized compactly, pages are cut to fit the output cap, long text is cut at
  * a line end, and nothing ever emits cut, invalid JSON.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-run limits of the `execute` sandbox and their defaults (DESIGN §4).
+ * Per-run limits of the `execute` sandbox and their defaults (docs/ARCHITECTURE.md).
  */
 
 /** The limits one sandbox run is held to. */
