@@ -33,6 +33,8 @@ export function metaTools(): LocalTool[] {
 export interface CreateOptions {
   /** Tests pass a spawner to run the supervisor without worker processes. */
   spawn?: Spawner;
+  /** What a call without an open database is told to do (remcp run words it its own way). */
+  noDatabaseHint?: string;
 }
 
 /** The production supervisor for `config`; script tools start loading in the background. */
@@ -45,6 +47,7 @@ export function createSupervisor(
     config,
     log,
     ...(options.spawn ? { spawn: options.spawn } : {}),
+    ...(options.noDatabaseHint ? { noDatabaseHint: options.noDatabaseHint } : {}),
     tools: [{ kind: "management", tools: [...OPEN_TOOLS, ...MANAGEMENT_TOOLS] }],
   });
   const scripts = new ScriptTools(sup);

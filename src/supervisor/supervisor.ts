@@ -34,6 +34,8 @@ export interface SupervisorOptions {
   spawn?: Spawner;
   /** Supervisor-side tools by kind, in listing order (the composition root passes them). */
   tools?: { kind: Exclude<ToolKind, "worker">; tools: LocalTool[] }[];
+  /** What a call without an open database is told to do (the default suits MCP clients). */
+  noDatabaseHint?: string;
 }
 
 const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
@@ -68,6 +70,7 @@ export class Supervisor implements Host {
       config: options.config,
       log: options.log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
+      ...(options.noDatabaseHint ? { noDatabaseHint: options.noDatabaseHint } : {}),
     });
     const groups = options.tools ?? [];
     for (const group of groups.filter((g) => g.kind === "management")) {
