@@ -14,7 +14,7 @@ import { createLogger, stderrSink } from "../log.ts";
 import { runScript } from "../meta/run_script.ts";
 import { resultValue } from "../protocol/results.ts";
 import { createSupervisor } from "../supervisor/create.ts";
-import type { CallContext } from "../supervisor/supervisor.ts";
+import type { CallContext } from "../supervisor/host.ts";
 import { createProgress, stderrProgressSink } from "./progress.ts";
 
 /** One file's outcome as printed. */

@@ -8,20 +8,12 @@ import { fromErrorPayload, RemcpError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolResult } from "../protocol/results.ts";
 import type { Config } from "../config.ts";
+import { type WorkerStatus, WorkerStatusSchema } from "../protocol/worker_status.ts";
 import { type CallOptions, type Spawner, WorkerProcess } from "./worker_process.ts";
 import { cancelSignalFor, isPythonBackend, PythonWorkers } from "./python_workers.ts";
 
 /** Where a database is in its life, as list_databases shows it. */
 export type DatabaseState = "loading" | "analysing" | "ready" | "failed" | "crashed" | "closed";
-
-/** Analysis status as the worker reports it. */
-export interface WorkerStatus {
-  state: string;
-  progress?: number;
-  message?: string;
-  seconds?: number;
-  error?: { error: string; error_type: string; detail: Record<string, unknown> };
-}
 
 /** One open database. */
 export interface Database {
@@ -207,7 +199,7 @@ export class WorkerPool {
     while (db.state === "loading" || db.state === "analysing") {
       try {
         const s = await db.worker.callStructured("_status", {}, { timeoutMs: 30_000 });
-        db.status = s as unknown as WorkerStatus;
+        db.status = WorkerStatusSchema.parse(s);
       } catch (err) {
         if (!db.worker.alive) return;
         this.#deps.log.warn(`status of ${db.id} failed: ${(err as Error).message}`);
@@ -288,19 +280,13 @@ export class WorkerPool {
     return db;
   }
 
-  /** Refuses calls to a database that is not ready, saying what to do instead. */
-  checkUsable(db: Database): void {
-    if (db.state === "ready") return;
+  /**
+   * Refuses a database whose worker is gone (crashed, or its open failed). Whether a tool may
+   * run while the file is still loading or analysing is the worker's decision alone (each tool
+   * declares it), so it is not made here.
+   */
+  checkAlive(db: Database): void {
     if (db.state === "crashed" || db.state === "failed") throw db.error ?? db.worker.crashError();
-    const pct = db.status.progress !== undefined
-      ? ` (${Math.round(db.status.progress * 100)}%)`
-      : "";
-    throw new RemcpError(
-      "Busy",
-      `Database ${db.id} is still ${db.state}${pct}: call wait_for_analysis ` +
-        `{"database":"${db.id}"} first, then retry`,
-      { database: db.id, state: db.state },
-    );
   }
 
   /** Calls a worker tool, serialized with the database's other calls. */
