@@ -105,6 +105,18 @@ async function health(file: DaemonFile): Promise<Record<string, unknown>> {
   return await r.json();
 }
 
+/** `remcp serve` with state folder `dir`, started by hand. */
+function spawnServe(dir: string, stderr: "null" | "piped"): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--config", repoPath("deno.json"), repoPath("src/main.ts")]
+      .concat("serve"),
+    env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
+    stdin: "null",
+    stdout: "null",
+    stderr,
+  }).spawn();
+}
+
 /** Runs `remcp <args>` to completion with `dir` as state folder. */
 function runRemcp(dir: string, args: string[]) {
   return runRemcpCommand(args, dir);
@@ -224,21 +236,7 @@ Deno.test(
   e2e,
   async () => {
     const dir = await stateDir();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        repoPath("deno.json"),
-        repoPath("src/main.ts"),
-        "serve",
-      ],
-      env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const child = spawnServe(dir, "null");
     try {
       await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
       const file = (await readDaemonFile(dir))!;
@@ -390,14 +388,7 @@ Deno.test(
 
 Deno.test("remcp serve answers requests without a warning on stderr", e2e, async () => {
   const dir = await stateDir();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--config", repoPath("deno.json"), repoPath("src/main.ts")]
-      .concat("serve"),
-    env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnServe(dir, "piped");
   try {
     await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
     const file = (await readDaemonFile(dir))!;

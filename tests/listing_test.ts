@@ -3,7 +3,7 @@
  * capability-gated tools absent unless enabled, and the description budget.
  */
 import assert from "node:assert/strict";
-import { startRemcp } from "./_harness.ts";
+import { callTool, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const BUDGET = 8000;
@@ -69,7 +69,11 @@ Deno.test("REMCP_DISABLE_BATCH and REMCP_DISABLE_EXECUTE hide those tools", e2e,
     const names = (await h.client.listTools()).tools.map((t) => t.name);
     assert.ok(!names.includes("batch"));
     assert.ok(!names.includes("execute"));
-    await assert.rejects(() => h.client.callTool({ name: "batch", arguments: { calls: [] } }));
+    // Called anyway, a turned-off tool says what turned it off.
+    const r = await callTool(h.client, "batch", { calls: [] });
+    assert.equal(r.isError, true);
+    assert.equal(r.sc.error_type, "Unsupported");
+    assert.match(String(r.sc.error), /REMCP_DISABLE_BATCH=1/);
   } finally {
     await h.close();
   }
