@@ -40,6 +40,21 @@ export function openEmbedded(
 }
 
 /**
+ * The embedded backend holds the whole file in memory (and about as much again while parsing), so
+ * a file over REMCP_MAX_FILE_MB is refused before it is read.
+ */
+function refuseLargeFile(path: string, size: number, maxMb: number): void {
+  if (maxMb === 0 || size <= maxMb * 1024 * 1024) return;
+  throw new RemcpError(
+    "OpenFailed",
+    `${path} is ${Math.ceil(size / 1024 / 1024)} MiB, over the ${maxMb} MiB limit of the ` +
+      "embedded backend (REMCP_MAX_FILE_MB): it reads files whole, at about twice their size in " +
+      "memory; raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
+    { path, size, max_file_mb: maxMb },
+  );
+}
+
+/**
  * An embedded backend with no file yet (a standby worker waits like this so that opening costs
  * no process start), and the call that gives it its file.
  */
@@ -53,6 +68,7 @@ export function createEmbedded(
 
   const load = async (path: string, options: Record<string, unknown>) => {
     try {
+      refuseLargeFile(path, (await Deno.stat(path)).size, env.config.maxFileMb);
       const bytes = await Deno.readFile(path);
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
       const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");

@@ -1,0 +1,48 @@
+/** End-to-end: a worker's memory budget and the embedded backend's file-size limit. */
+import assert from "node:assert/strict";
+import { fails, startRemcp } from "./_harness.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+/** A sparse file of `mib` MiB (cheap on disk, whole in memory once read). */
+async function sparseFile(dir: string, mib: number): Promise<string> {
+  const path = `${dir}/big_${mib}.bin`;
+  const f = await Deno.open(path, { create: true, write: true });
+  await f.truncate(mib * 1024 * 1024);
+  f.close();
+  return path;
+}
+
+const RAW = { raw: true, arch: "x86_64", base: 0 };
+
+Deno.test("a file over REMCP_MAX_FILE_MB is OpenFailed naming the limit", e2e, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
+  const h = await startRemcp({ env: { REMCP_MAX_FILE_MB: "1" } });
+  try {
+    const path = await sparseFile(dir, 2);
+    const e = await fails(h.client, "open_database", { path, options: RAW });
+    assert.equal(e.error_type, "OpenFailed");
+    assert.match(e.error, /over the 1 MiB limit .*REMCP_MAX_FILE_MB/);
+    assert.equal(e.detail.max_file_mb, 1);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a worker over REMCP_WORKER_MEMORY_MB is ended and the error says so", e2e, async () => {
+  if (Deno.build.os !== "linux" && Deno.build.os !== "darwin") return;
+  const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
+  const h = await startRemcp({ env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } });
+  try {
+    // Read whole and hashed, 600 MiB of zeros take the worker well past 300 MiB.
+    const path = await sparseFile(dir, 600);
+    const e = await fails(h.client, "open_database", { path, options: RAW });
+    assert.equal(e.error_type, "WorkerCrashed");
+    assert.match(e.error, /over its memory budget of 300 MiB \(REMCP_WORKER_MEMORY_MB\)/);
+    assert.equal(e.detail.budget_mb, 300);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
