@@ -201,7 +201,7 @@ export class WorkerProcess {
       return `ran out of memory (${this.#signal ? `killed by ${this.#signal}` : "exited"})`;
     }
     if (this.#signal === "SIGKILL" && !this.#killedHere) {
-      return "was killed by SIGKILL from outside remcp, most likely by the system for lack of memory";
+      return "was killed by SIGKILL from outside remcp (as the system does when memory runs out)";
     }
     return this.#signal ? `killed by ${this.#signal}` : `exited with code ${this.#exitCode}`;
   }

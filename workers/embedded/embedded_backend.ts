@@ -75,6 +75,7 @@ export function createEmbedded(
       const image = openImage(bytes, imageOptions(options));
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
+      for (const notice of store.notices) env.log.warn(notice);
       store.setMeta("path", path);
       store.setMeta("sha256", sha256);
       for (const [address, name] of store.all("name")) names.setUserName(address, name);
