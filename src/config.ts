@@ -35,6 +35,8 @@ export interface Config {
   workerMemoryMb: number;
   /** Largest file the embedded backend reads (it reads files whole), in MiB; 0 for none. */
   maxFileMb: number;
+  /** The folder tree open_database is confined to (REMCP_ROOT, --root); undefined: anywhere. */
+  root: string | undefined;
 }
 
 /** Each variable, its default and what it does. */
@@ -63,6 +65,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   { name: "REMCP_TOOLS_DIR", default: "(none)", help: "folder of script tools (--tools-dir)" },
   { name: "REMCP_WORKER_MEMORY_MB", default: "4096", help: "memory one worker may use; 0: any" },
   { name: "REMCP_MAX_FILE_MB", default: "1024", help: "largest file the embedded backend opens" },
+  {
+    name: "REMCP_ROOT",
+    default: "(anywhere)",
+    help: "open_database only under this folder (--root)",
+  },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -115,6 +122,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     toolsDir: env.REMCP_TOOLS_DIR || undefined,
     workerMemoryMb: int(env, "REMCP_WORKER_MEMORY_MB", 4096, 0),
     maxFileMb: int(env, "REMCP_MAX_FILE_MB", 1024, 0),
+    root: env.REMCP_ROOT || undefined,
   };
   return { ...config, ...overrides };
 }

@@ -11,6 +11,7 @@ import type { Database } from "./pool.ts";
 import type { CallContext, Supervisor } from "./supervisor.ts";
 import { BACKEND_NAMES, probeBackends } from "./backends.ts";
 import type { ManagementTool } from "./management.ts";
+import { confineToRoot } from "./root.ts";
 
 /** Largest sample open_data accepts. */
 export const MAX_DATA_BYTES = 64 * 1024 * 1024;
@@ -97,6 +98,8 @@ async function open(
       backend,
     });
   }
+  // The samples open_data writes live in remcp's own folder, not under the root.
+  if (!tempFile) await confineToRoot(args.path, sup.config.root);
   const { db, existing } = await sup.pool.open({
     path: args.path,
     backend,
