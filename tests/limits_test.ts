@@ -1,6 +1,6 @@
-/** End-to-end: a worker's memory budget and the embedded backend's file-size limit. */
+/** End-to-end: a worker's memory budget, the embedded file-size limit and --root. */
 import assert from "node:assert/strict";
-import { fails, startRemcp } from "./_harness.ts";
+import { fails, fixture, ok, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -41,6 +41,25 @@ Deno.test("a worker over REMCP_WORKER_MEMORY_MB is ended and the error says so",
     assert.equal(e.error_type, "WorkerCrashed");
     assert.match(e.error, /over its memory budget of 300 MiB \(REMCP_WORKER_MEMORY_MB\)/);
     assert.equal(e.detail.budget_mb, 300);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--root confines open_database to one folder tree", e2e, async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "remcp-root-" }));
+  const h = await startRemcp({ args: ["--root", `${dir}/inside`] });
+  try {
+    await Deno.mkdir(`${dir}/inside`);
+    await Deno.copyFile(fixture("raw_x86_64.bin"), `${dir}/inside/ok.bin`);
+    await Deno.symlink(fixture("elf_x86_64_gcc_O2"), `${dir}/inside/escape`);
+    await ok(h.client, "open_database", { path: `${dir}/inside/ok.bin`, options: RAW });
+    for (const path of [fixture("elf_x86_64_gcc_O2"), `${dir}/inside/escape`]) {
+      const e = await fails(h.client, "open_database", { path });
+      assert.equal(e.error_type, "OpenFailed");
+      assert.match(e.error, /outside the folder this server may open \(--root/);
+    }
   } finally {
     await h.close();
     await Deno.remove(dir, { recursive: true });
