@@ -7,7 +7,7 @@ import { RemcpError } from "../errors.ts";
 import { CommonOutput } from "../protocol/params.ts";
 import { defineTool, READ_ONLY, STATEFUL, type ToolSpec } from "../protocol/catalog/spec.ts";
 import type { CallContext, Supervisor } from "./supervisor.ts";
-import { probeBackends } from "./backends.ts";
+import { backendProbes } from "./backends.ts";
 import { OPEN_TOOLS } from "./open_tools.ts";
 
 const DatabaseParam = z.string().min(1).max(128).optional().describe(
@@ -194,7 +194,9 @@ export const MANAGEMENT_TOOLS: ManagementTool[] = [
   },
   {
     spec: listBackends as unknown as ToolSpec,
-    handler: (sup) =>
-      Promise.resolve({ default: sup.config.defaultBackend, items: probeBackends(sup.config) }),
+    handler: async (sup) => ({
+      default: sup.config.defaultBackend,
+      items: await backendProbes(sup.config).all(),
+    }),
   },
 ];

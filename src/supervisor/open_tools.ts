@@ -9,7 +9,7 @@ import { CommonOutput } from "../protocol/params.ts";
 import { defineTool, STATEFUL, type ToolSpec } from "../protocol/catalog/spec.ts";
 import type { Database } from "./pool.ts";
 import type { CallContext, Supervisor } from "./supervisor.ts";
-import { BACKEND_NAMES, probeBackends } from "./backends.ts";
+import { BACKEND_NAMES, backendProbes } from "./backends.ts";
 import type { ManagementTool } from "./management.ts";
 import { confineToRoot } from "./root.ts";
 
@@ -85,7 +85,7 @@ async function open(
   tempFile?: string,
 ): Promise<Record<string, unknown>> {
   const backend = args.backend ?? sup.config.defaultBackend;
-  const info = probeBackends(sup.config).find((b) => b.name === backend);
+  const info = await backendProbes(sup.config).one(backend);
   if (!info) {
     throw new RemcpError(
       "InvalidArgument",
