@@ -27,6 +27,7 @@ export const spawnSelf: Spawner = (args, env) => {
 };
 
 const STDERR_LINES = 40;
+const STDERR_LINE_CHARS = 16 * 1024;
 
 /** Options for a call into the worker. */
 export interface CallOptions {
@@ -158,7 +159,9 @@ export class WorkerProcess {
         await sink?.write(chunk).catch(() => 0);
         partial += decoder.decode(chunk, { stream: true });
         const lines = partial.split("\n");
-        partial = lines.pop() ?? "";
+        // A line without end (a worker printing megabytes to stderr) is kept to its start, so
+        // each chunk costs its own length and not the whole line's.
+        partial = (lines.pop() ?? "").slice(0, STDERR_LINE_CHARS);
         for (const line of lines) {
           if (line === "") continue;
           this.#stderr.push(line);
