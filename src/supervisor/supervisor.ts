@@ -18,6 +18,7 @@ import { backendHas, backendsWith } from "./backends.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
 import { ScriptTools } from "../script_tools/registry.ts";
 import { SCRIPT_TOOL_MANAGEMENT } from "../script_tools/management.ts";
+import { makeSampleDir } from "./sample_dir.ts";
 
 /** Who is calling and how to report progress. */
 export interface CallContext {
@@ -191,10 +192,7 @@ export class Supervisor {
 
   /** A private 0700 folder for open_data samples, made on first use. */
   async tempDir(): Promise<string> {
-    if (!this.#tempDir) {
-      this.#tempDir = await Deno.makeTempDir({ prefix: "remcp-data-" });
-      await Deno.chmod(this.#tempDir, 0o700);
-    }
+    this.#tempDir ??= await makeSampleDir();
     return this.#tempDir;
   }
 
