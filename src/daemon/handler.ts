@@ -153,16 +153,17 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
 
   return {
     async fetch(request) {
+      // A refused request is not activity: anyone on the machine can send one, and it must not
+      // keep an auto-started daemon alive.
+      const rejected = guard(request);
+      if (rejected) {
+        log.debug(`rejected ${request.method} ${new URL(request.url).pathname}`, {
+          status: rejected.status,
+        });
+        return rejected;
+      }
       const end = activity.beginRequest();
       try {
-        const rejected = guard(request);
-        if (rejected) {
-          log.debug(`rejected ${request.method} ${new URL(request.url).pathname}`, {
-            status: rejected.status,
-          });
-          end();
-          return rejected;
-        }
         const header = request.headers.get(SESSION_HEADER);
         if (header !== null && !SESSION_PATTERN.test(header)) {
           end();
