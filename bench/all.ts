@@ -13,6 +13,7 @@ const BENCHES = [
   "run_batch",
   "invoke_cost",
   "sandbox_hop",
+  "sandbox_start",
 ];
 /** Extra `deno run` flags a benchmark needs. */
 const FLAGS: Record<string, string[]> = { sandbox_hop: ["--unstable-worker-options"] };
