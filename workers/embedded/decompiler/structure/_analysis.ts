@@ -160,3 +160,73 @@ export function inLoop(lp: Loops, h: number, v: number): boolean {
   }
   return false;
 }
+
+/**
+ * Immediate post-dominators: the same algorithm on the reversed graph, from
+ * a virtual exit (index `nodes.length`) that every block without successor
+ * reaches. A node that cannot reach the exit (an endless loop) gets -1, and
+ * so does a node whose paths only meet at the exit.
+ */
+export function postDominators<B, C>(nodes: Array<Node<B, C>>, meter: Meter): Int32Array {
+  const n = nodes.length;
+  const exit = n;
+  // Reverse-graph successors of node v are its forward predecessors; the
+  // exit's are the blocks without successors.
+  const exitPreds: number[] = [];
+  for (let v = 0; v < n; v++) if (nodes[v]!.succ.length === 0) exitPreds.push(v);
+  const rsucc = (v: number): number[] => (v === exit ? exitPreds : nodes[v]!.preds);
+  // Postorder of the reversed graph from the exit.
+  const order: number[] = [];
+  const seen = new Uint8Array(n + 1);
+  seen[exit] = 1;
+  const stack: Array<[number, number]> = [[exit, 0]];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const list = rsucc(top[0]);
+    meter.tick();
+    if (top[1] < list.length) {
+      const w = list[top[1]++]!;
+      if (seen[w] === 0) {
+        seen[w] = 1;
+        stack.push([w, 0]);
+      }
+    } else {
+      order.push(top[0]);
+      stack.pop();
+    }
+  }
+  order.reverse();
+  const num = new Int32Array(n + 1).fill(-1);
+  order.forEach((v, i) => (num[v] = i));
+  const ipdom = new Int32Array(n + 1).fill(-1);
+  ipdom[exit] = exit;
+  const intersect = (a: number, b: number): number => {
+    while (a !== b) {
+      while (num[a]! > num[b]!) a = ipdom[a]!;
+      while (num[b]! > num[a]!) b = ipdom[b]!;
+    }
+    return a;
+  };
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let i = 1; i < order.length; i++) {
+      const v = order[i]!;
+      // Reverse-graph predecessors are forward successors (or the exit).
+      const ps = nodes[v]!.succ.length === 0 ? [exit] : nodes[v]!.succ;
+      let d = -1;
+      for (const p of ps) {
+        meter.tick();
+        if (num[p] === -1 || ipdom[p] === -1) continue;
+        d = d === -1 ? p : intersect(p, d);
+      }
+      if (d !== ipdom[v]) {
+        ipdom[v] = d;
+        changed = true;
+      }
+    }
+  }
+  const out = new Int32Array(n);
+  for (let v = 0; v < n; v++) out[v] = ipdom[v] === exit ? -1 : ipdom[v]!;
+  return out;
+}

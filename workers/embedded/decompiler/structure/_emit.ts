@@ -14,7 +14,7 @@
  * @module
  */
 
-import { dominates, type Dominators, inLoop, type Loops } from "./_analysis.ts";
+import { dominates, type Dominators, inLoop, type Loops, postDominators } from "./_analysis.ts";
 import { type Meter, type Node, not } from "./_graph.ts";
 import type { Stmt, SwitchCase } from "./types.ts";
 
@@ -39,6 +39,8 @@ export interface Layout {
   followers: number[][];
   /** Chosen follow of each loop header, or -1. */
   loopFollow: Int32Array;
+  /** Immediate post-dominator of each node, or -1. */
+  ipdom: Int32Array;
 }
 
 /** Decides owners, loop follows and in-place nodes. */
@@ -81,24 +83,38 @@ export function layout<B, C>(
     const outer = lp.parent[h]!;
     let best = -1;
     let bestExit: Exit | undefined;
+    let foreign: Exit | undefined;
     for (const [v, e] of m) {
       meter.tick();
-      if (taken[v] === 1 || !dominates(dom, h, v)) continue;
       if (outer !== -1 && !inLoop(lp, outer, v)) continue;
+      if (!dominates(dom, h, v)) {
+        // An exit other code also reaches: it can only be the follow as the
+        // code that runs after the loop's whole region; remember the best.
+        if (foreign === undefined || rank(e, foreign) > 0) foreign = e;
+        continue;
+      }
+      if (taken[v] === 1) continue;
       if (bestExit === undefined || better(e, v, bestExit, best)) {
         best = v;
         bestExit = e;
       }
     }
+    if (best !== -1 && foreign !== undefined && rank(foreign, bestExit!) > 0) best = -1;
     if (best !== -1) {
       loopFollow[h] = best;
       taken[best] = 1;
       owner[best] = h;
     }
   }
+  // Exits from the head or a latch are what `while` and `do … while` leave
+  // by; then the exit most edges take.
+  function rank(a: Exit, b: Exit): number {
+    if (a.fromHeadOrLatch !== b.fromHeadOrLatch) return a.fromHeadOrLatch ? 1 : -1;
+    return a.count - b.count;
+  }
   function better(e: Exit, v: number, b: Exit, bv: number): boolean {
-    if (e.fromHeadOrLatch !== b.fromHeadOrLatch) return e.fromHeadOrLatch;
-    if (e.count !== b.count) return e.count > b.count;
+    const r = rank(e, b);
+    if (r !== 0) return r > 0;
     if (dom.size[v] !== dom.size[bv]) return dom.size[v]! > dom.size[bv]!;
     return v < bv;
   }
@@ -129,7 +145,7 @@ export function layout<B, C>(
     const outside = list.filter((v) => v !== f && !inLoop(lp, h, v));
     followers[h] = [...inside, f, ...outside];
   }
-  return { owner, inlineAt, followers, loopFollow };
+  return { owner, inlineAt, followers, loopFollow, ipdom: postDominators(nodes, meter) };
 }
 
 /** Emits the statement tree of a prepared, analysed graph. */
@@ -257,11 +273,14 @@ export class Emitter<B, C> {
       else g.isDefault = true;
     }
     const isCase = (v: number): boolean => groups.has(v);
-    // The switch's exit: the first owned follower that is no case, else the first follower.
-    const exit = followers.find((f) => !isCase(f)) ?? followers[0] ?? -1;
+    // The switch's exit: where its paths meet if that is an owned follower
+    // (a case may go there directly: `case k: break;`), else the first
+    // owned follower that is no case, else what follows the switch's region.
+    const followerSet = new Set(followers);
+    const meet = this.lay.ipdom[cur]!;
+    const exit = followerSet.has(meet) ? meet : followers.find((f) => !isCase(f)) ?? -1;
     const after = followers.filter((f) => f === exit || !isCase(f));
     const exitNext = exit !== -1 ? exit : ctx.next;
-    const followerSet = new Set(followers);
     const segmentSet = new Set(
       [...groups.keys()].filter((v) =>
         v !== exit && (this.inlineHere(cur, v) || followerSet.has(v))

@@ -131,11 +131,12 @@ export function prepare<B, C>(
     warnings.push(`entry block ${graph.entry} is not in the graph`);
     return { nodes: [], lost: [graph.entry], warnings };
   }
+  const entry = threadJumps(graph.entry, byId, meter);
 
   // Reachability and predecessor counts (edges counted once per distinct pair).
-  const predCount = new Map<number, number>();
-  const seen = new Set<number>([graph.entry]);
-  const stack = [graph.entry];
+  const preds = new Map<number, Set<number>>();
+  const seen = new Set<number>([entry]);
+  const stack = [entry];
   while (stack.length > 0) {
     const id = stack.pop()!;
     const blk = byId.get(id)!;
@@ -148,7 +149,9 @@ export function prepare<B, C>(
         }
         continue;
       }
-      predCount.set(s, (predCount.get(s) ?? 0) + 1);
+      const ps = preds.get(s);
+      if (ps === undefined) preds.set(s, new Set([id]));
+      else ps.add(id);
       if (!seen.has(s)) {
         seen.add(s);
         stack.push(s);
@@ -156,15 +159,15 @@ export function prepare<B, C>(
     }
   }
 
-  foldShortCircuits(graph.entry, byId, seen, predCount, meter);
+  foldShortCircuits(entry, byId, seen, preds, meter);
 
   // Reverse postorder by an iterative depth-first search; successors are
   // visited in terminator order so the layout follows the source's order.
   const order: number[] = [];
-  const visited = new Set<number>([graph.entry]);
+  const visited = new Set<number>([entry]);
   const work: Array<{ id: number; succ: number[]; i: number }> = [{
-    id: graph.entry,
-    succ: targets(byId.get(graph.entry)!.term),
+    id: entry,
+    succ: targets(byId.get(entry)!.term),
     i: 0,
   }];
   while (work.length > 0) {
@@ -245,6 +248,54 @@ export function prepare<B, C>(
 }
 
 /**
+ * Sends every edge to an empty block that only jumps on straight to where it
+ * jumps (such a block does nothing), and returns the new entry.
+ */
+function threadJumps<B, C>(entry: number, byId: Map<number, Mut<B, C>>, meter: Meter): number {
+  const through = new Map<number, number>();
+  const resolve = (id: number): number => {
+    const chain = new Set<number>();
+    let cur = id;
+    for (;;) {
+      meter.tick();
+      const known = through.get(cur);
+      if (known !== undefined) {
+        cur = known;
+        break;
+      }
+      const b = byId.get(cur);
+      if (b === undefined || !b.empty || b.term.kind !== "jump" || chain.has(cur)) break;
+      chain.add(cur);
+      cur = b.term.to;
+    }
+    for (const c of chain) through.set(c, cur);
+    return cur;
+  };
+  for (const b of byId.values()) {
+    const t = b.term;
+    switch (t.kind) {
+      case "jump": {
+        const to = resolve(t.to);
+        // An empty cycle stays: it is an endless loop.
+        if (to !== t.to && !(b.empty && to === b.id)) b.term = { kind: "jump", to };
+        break;
+      }
+      case "branch":
+        b.term = { ...t, then: resolve(t.then), else: resolve(t.else) };
+        break;
+      case "switch": {
+        const cases = t.cases.map((c) => ({ values: c.values, to: resolve(c.to) }));
+        b.term = t.default === undefined
+          ? { kind: "switch", value: t.value, cases }
+          : { kind: "switch", value: t.value, cases, default: resolve(t.default) };
+        break;
+      }
+    }
+  }
+  return resolve(entry);
+}
+
+/**
  * Folds `A: if (a) X else B; B (empty, only reached from A): if (b) X else Y`
  * into `A: if (a || b) X else Y`, and the three sibling shapes, until no
  * more apply. Evaluating the folded condition visits the blocks in the same
@@ -254,68 +305,104 @@ function foldShortCircuits<B, C>(
   entry: number,
   byId: Map<number, Mut<B, C>>,
   live: Set<number>,
-  predCount: Map<number, number>,
+  preds: Map<number, Set<number>>,
   meter: Meter,
 ): void {
   const foldable = (id: number, from: number): Mut<B, C> | undefined => {
     const b = byId.get(id);
     if (
       b === undefined || id === entry || id === from || !live.has(id) || !b.empty ||
-      b.term.kind !== "branch" || predCount.get(id) !== 1
+      b.term.kind !== "branch" || preds.get(id)?.size !== 1
     ) return undefined;
     return b;
   };
-  const ids = [...live].sort((x, y) => x - y);
-  for (const id of ids) {
+  // A fold can make the predecessors of the folded block foldable in turn:
+  // they go back on the work list.
+  const work = [...live].sort((x, y) => y - x);
+  while (work.length > 0) {
+    const id = work.pop()!;
     if (!live.has(id)) continue;
     const a = byId.get(id)!;
+    let folded = false;
     for (;;) {
       meter.tick();
       const t = a.term;
       if (t.kind !== "branch" || t.then === t.else) break;
-      const inElse = foldable(t.else, id);
-      const inThen = inElse === undefined ? foldable(t.then, id) : undefined;
-      const b = inElse ?? inThen;
-      if (b === undefined || b.term.kind !== "branch") break;
+      const next = foldOnce(t, foldable(t.else, id), foldable(t.then, id));
+      if (next === undefined) break;
+      const b = next.absorbed;
       const bt = b.term;
-      let next: MutTerm<C> | undefined;
-      if (inElse !== undefined) {
-        if (bt.then === t.then) {
-          next = {
-            kind: "branch",
-            cond: { kind: "or", left: t.cond, right: bt.cond },
-            then: t.then,
-            else: bt.else,
-          };
-        } else if (bt.else === t.then) {
-          next = {
-            kind: "branch",
-            cond: { kind: "or", left: t.cond, right: not(bt.cond) },
-            then: t.then,
-            else: bt.then,
-          };
-        }
-      } else if (bt.else === t.else) {
-        next = {
+      // B disappears: its targets now have A as predecessor instead.
+      for (const x of targets(bt)) {
+        const ps = preds.get(x);
+        ps?.delete(b.id);
+        ps?.add(id);
+      }
+      live.delete(b.id);
+      a.term = next.term;
+      folded = true;
+    }
+    if (folded) {
+      for (const p of preds.get(id) ?? []) if (live.has(p)) work.push(p);
+    }
+  }
+}
+
+/** The folded terminator of A when B (its else or then side) shares a target with it. */
+function foldOnce<B, C>(
+  t: Extract<MutTerm<C>, { kind: "branch" }>,
+  inElse: Mut<B, C> | undefined,
+  inThen: Mut<B, C> | undefined,
+): { term: MutTerm<C>; absorbed: Mut<B, C> } | undefined {
+  if (inElse !== undefined && inElse.term.kind === "branch") {
+    const bt = inElse.term;
+    if (bt.then === t.then) {
+      return {
+        term: {
+          kind: "branch",
+          cond: { kind: "or", left: t.cond, right: bt.cond },
+          then: t.then,
+          else: bt.else,
+        },
+        absorbed: inElse,
+      };
+    }
+    if (bt.else === t.then) {
+      return {
+        term: {
+          kind: "branch",
+          cond: { kind: "or", left: t.cond, right: not(bt.cond) },
+          then: t.then,
+          else: bt.then,
+        },
+        absorbed: inElse,
+      };
+    }
+  }
+  if (inThen !== undefined && inThen.term.kind === "branch") {
+    const bt = inThen.term;
+    if (bt.else === t.else) {
+      return {
+        term: {
           kind: "branch",
           cond: { kind: "and", left: t.cond, right: bt.cond },
           then: bt.then,
           else: t.else,
-        };
-      } else if (bt.then === t.else) {
-        next = {
+        },
+        absorbed: inThen,
+      };
+    }
+    if (bt.then === t.else) {
+      return {
+        term: {
           kind: "branch",
           cond: { kind: "and", left: t.cond, right: not(bt.cond) },
           then: bt.else,
           else: t.else,
-        };
-      }
-      if (next === undefined) break;
-      // B disappears: the target A and B shared loses one predecessor.
-      const shared = inElse !== undefined ? t.then : t.else;
-      predCount.set(shared, (predCount.get(shared) ?? 1) - 1);
-      live.delete(b.id);
-      a.term = next;
+        },
+        absorbed: inThen,
+      };
     }
   }
+  return undefined;
 }
