@@ -275,11 +275,22 @@ export class Emitter<B, C> {
     const isCase = (v: number): boolean => groups.has(v);
     // The switch's exit: where its paths meet if that is an owned follower
     // (a case may go there directly: `case k: break;`), else the first
-    // owned follower that is no case, else what follows the switch's region.
+    // owned follower that is no case, else what follows the switch's region
+    // (or, when the paths never meet, the owned case most paths reach).
     const followerSet = new Set(followers);
     const meet = this.lay.ipdom[cur]!;
-    const exit = followerSet.has(meet) ? meet : followers.find((f) => !isCase(f)) ?? -1;
-    const after = followers.filter((f) => f === exit || !isCase(f));
+    let exit = followerSet.has(meet) ? meet : followers.find((f) => !isCase(f)) ?? -1;
+    if (exit === -1 && meet === -1) {
+      // Paths that never meet (some return): the case most paths reach.
+      for (const f of followers) {
+        if (exit === -1 || this.nodes[f]!.preds.length > this.nodes[exit]!.preds.length) exit = f;
+      }
+    }
+    // The exit must come first after the switch: that is where `break` lands.
+    const after = [
+      ...(exit === -1 ? [] : [exit]),
+      ...followers.filter((f) => f !== exit && !isCase(f)),
+    ];
     const exitNext = exit !== -1 ? exit : ctx.next;
     const segmentSet = new Set(
       [...groups.keys()].filter((v) =>
