@@ -39,6 +39,8 @@ export interface Layout {
   followers: number[][];
   /** Chosen follow of each loop header, or -1. */
   loopFollow: Int32Array;
+  /** For a loop without an owned follow: the exit other code shares, or -1. */
+  loopForeign: Int32Array;
   /** Immediate post-dominator of each node, or -1. */
   ipdom: Int32Array;
 }
@@ -75,7 +77,13 @@ export function layout<B, C>(
       }
     }
   }
+  const ipdom = postDominators(nodes, meter);
+  const flowsInto = (v: number, w: number): boolean => {
+    for (let i = 0; i < 32 && v !== -1; i++, v = ipdom[v]!) if (v === w) return true;
+    return false;
+  };
   const loopFollow = new Int32Array(n).fill(-1);
+  const loopForeign = new Int32Array(n).fill(-1);
   const taken = new Uint8Array(n);
   for (let h = n - 1; h >= 0; h--) {
     const m = exits.get(h);
@@ -83,14 +91,18 @@ export function layout<B, C>(
     const outer = lp.parent[h]!;
     let best = -1;
     let bestExit: Exit | undefined;
-    let foreign: Exit | undefined;
+    let foreign = -1;
+    let foreignExit: Exit | undefined;
     for (const [v, e] of m) {
       meter.tick();
       if (outer !== -1 && !inLoop(lp, outer, v)) continue;
       if (!dominates(dom, h, v)) {
-        // An exit other code also reaches: it can only be the follow as the
-        // code that runs after the loop's whole region; remember the best.
-        if (foreign === undefined || rank(e, foreign) > 0) foreign = e;
+        // An exit other code also reaches: it can only be the follow as
+        // code after the loop's whole region; remember the best.
+        if (foreignExit === undefined || better(e, v, foreignExit, foreign)) {
+          foreign = v;
+          foreignExit = e;
+        }
         continue;
       }
       if (taken[v] === 1) continue;
@@ -99,7 +111,13 @@ export function layout<B, C>(
         bestExit = e;
       }
     }
-    if (best !== -1 && foreign !== undefined && rank(foreign, bestExit!) > 0) best = -1;
+    // An owned exit that flows into the shared one is better emitted in
+    // place, ending in `break`, with the shared exit as the follow.
+    if (
+      best !== -1 && foreign !== -1 &&
+      (rank(foreignExit!, bestExit!) > 0 || flowsInto(best, foreign))
+    ) best = -1;
+    if (best === -1) loopForeign[h] = foreign;
     if (best !== -1) {
       loopFollow[h] = best;
       taken[best] = 1;
@@ -145,7 +163,7 @@ export function layout<B, C>(
     const outside = list.filter((v) => v !== f && !inLoop(lp, h, v));
     followers[h] = [...inside, f, ...outside];
   }
-  return { owner, inlineAt, followers, loopFollow, ipdom: postDominators(nodes, meter) };
+  return { owner, inlineAt, followers, loopFollow, loopForeign, ipdom };
 }
 
 /** Emits the statement tree of a prepared, analysed graph. */
@@ -189,10 +207,15 @@ export class Emitter<B, C> {
     const outside: number[] = [];
     for (const f of followers) (inLoop(this.lp, cur, f) ? inside : outside).push(f);
     const body: Array<Stmt<B, C>> = [];
-    const bodyCtx: Ctx = { next: cur, brk: outside[0] ?? ctx.next, cont: cur };
+    // `break` lands after the loop: on the first node laid out there, or,
+    // when none is, on the shared exit reached by one jump after the loop.
+    const foreign = outside.length === 0 ? this.lay.loopForeign[cur]! : -1;
+    const brk = outside[0] ?? (foreign !== -1 ? foreign : ctx.next);
+    const bodyCtx: Ctx = { next: cur, brk, cont: cur };
     let t = this.plain(cur, inside, bodyCtx, depth + 1, body);
     while (t !== -1) t = this.step(t, bodyCtx, depth + 1, body);
     out.push({ kind: "loop", body: { kind: "seq", items: body } });
+    if (foreign !== -1) out.push(...this.jump(foreign, ctx));
     return this.sequence(outside, ctx, depth, out);
   }
 
