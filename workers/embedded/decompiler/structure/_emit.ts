@@ -133,6 +133,9 @@ export function layout<B, C>(
   function better(e: Exit, v: number, b: Exit, bv: number): boolean {
     const r = rank(e, b);
     if (r !== 0) return r > 0;
+    // Of two exits where one runs into the other, the later one is the follow.
+    if (flowsInto(bv, v)) return true;
+    if (flowsInto(v, bv)) return false;
     if (dom.size[v] !== dom.size[bv]) return dom.size[v]! > dom.size[bv]!;
     return v < bv;
   }

@@ -48,8 +48,8 @@ export function structure<B, C>(
     const lay = layout(prep.nodes, dom, lp, meter);
     const emitter = new Emitter(prep.nodes, prep.lost, lp, lay, meter, maxDepth);
     const raw = emitter.run();
-    const first = pruneLabels(raw).list;
-    const { list, gotos } = pruneLabels(simplify(first));
+    const first = pruneLabels(raw);
+    const { list, gotos } = pruneLabels(simplify(first.list, first.counts));
     return { body: seq(list), gotos, warnings: prep.warnings, steps: meter.steps };
   } catch (e) {
     const why = e instanceof BudgetExceeded
