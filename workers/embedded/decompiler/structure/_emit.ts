@@ -181,6 +181,7 @@ export class Emitter<B, C> {
     private readonly lay: Layout,
     private readonly meter: Meter,
     private readonly maxDepth: number,
+    private readonly dom: Dominators,
   ) {}
 
   /** The whole function. */
@@ -306,8 +307,11 @@ export class Emitter<B, C> {
     const followerSet = new Set(followers);
     const meet = this.lay.ipdom[cur]!;
     let exit = followerSet.has(meet) ? meet : followers.find((f) => !isCase(f)) ?? -1;
-    if (exit === -1 && meet === -1) {
-      // Paths that never meet (some return): the case most paths reach.
+    const nextFromHere = ctx.next >= 0 &&
+      this.nodes[ctx.next]!.preds.some((p) => dominates(this.dom, cur, p));
+    if (exit === -1 && meet === -1 && !nextFromHere) {
+      // Paths that never meet (some return) and none leaves the switch's
+      // region: the owned case most paths reach.
       for (const f of followers) {
         if (exit === -1 || this.nodes[f]!.preds.length > this.nodes[exit]!.preds.length) exit = f;
       }
