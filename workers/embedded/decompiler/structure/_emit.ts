@@ -16,7 +16,8 @@
 
 import { dominates, type Dominators, inLoop, type Loops, postDominators } from "./_analysis.ts";
 import { type Meter, type Node, not } from "./_graph.ts";
-import type { Stmt, SwitchCase } from "./types.ts";
+import { canComplete } from "./_simplify.ts";
+import type { Cond, Stmt, SwitchCase } from "./types.ts";
 
 /** Raised when nesting passes the depth limit; the caller falls back to the goto form. */
 export class TooDeep extends Error {}
@@ -261,21 +262,52 @@ export class Emitter<B, C> {
       }
       case "branch": {
         const tctx = { ...ctx, next: followers[0] ?? ctx.next };
+        // `if (c) { …; return; } rest`: when one side cannot complete, the
+        // other continues at this level instead of nesting, so a long chain
+        // of early exits stays flat (and within the depth limit).
+        const tIn = followers.length === 0 && this.inlineHere(cur, t.then);
+        const eIn = followers.length === 0 && this.inlineHere(cur, t.else);
+        const tailThen = tIn && (!eIn || this.dom.size[t.then]! > this.dom.size[t.else]!);
+        const tailElse = eIn && !tailThen;
+        if (tailThen || tailElse) {
+          const other = tailThen
+            ? this.arm(cur, t.else, tctx, depth)
+            : this.arm(cur, t.then, tctx, depth);
+          if (other.length > 0 && !canComplete(other)) {
+            out.push({ kind: "if", cond: tailThen ? not(t.cond) : t.cond, then: seq(other) });
+            return tailThen ? t.then : t.else;
+          }
+          const rest = tailThen
+            ? this.arm(cur, t.then, tctx, depth)
+            : this.arm(cur, t.else, tctx, depth);
+          this.branch(t.cond, tailThen ? rest : other, tailThen ? other : rest, out);
+          return -1;
+        }
         const then = this.arm(cur, t.then, tctx, depth);
         const els = this.arm(cur, t.else, tctx, depth);
-        if (then.length === 0 && els.length === 0) {
-          // Both ways land on the next code; the condition has no effect.
-        } else if (els.length === 0) {
-          out.push({ kind: "if", cond: t.cond, then: seq(then) });
-        } else if (then.length === 0) {
-          out.push({ kind: "if", cond: not(t.cond), then: seq(els) });
-        } else {
-          out.push({ kind: "if", cond: t.cond, then: seq(then), else: seq(els) });
-        }
+        this.branch(t.cond, then, els, out);
         return this.sequence(followers, ctx, depth, out);
       }
       case "switch":
         return this.switch(cur, t, followers, ctx, depth, out);
+    }
+  }
+
+  /** `if (cond) then else els`, without empty sides. */
+  private branch(
+    cond: Cond<C>,
+    then: Array<Stmt<B, C>>,
+    els: Array<Stmt<B, C>>,
+    out: Array<Stmt<B, C>>,
+  ): void {
+    if (then.length === 0 && els.length === 0) {
+      // Both ways land on the next code; the condition has no effect.
+    } else if (els.length === 0) {
+      out.push({ kind: "if", cond, then: seq(then) });
+    } else if (then.length === 0) {
+      out.push({ kind: "if", cond: not(cond), then: seq(els) });
+    } else {
+      out.push({ kind: "if", cond, then: seq(then), else: seq(els) });
     }
   }
 

@@ -342,3 +342,37 @@ Deno.test("structure() ends a block that stops (no-return call) like a return", 
     "b0;\nif (c0) {\n    b1;\n    /* does not return */\n}\nb2;\nreturn;",
   );
 });
+
+Deno.test("structure() keeps a long chain of early returns flat", () => {
+  const spec: Record<number, T> = {};
+  const n = 3000;
+  for (let i = 0; i < n; i++) spec[2 * i] = Br(2 * i + 1, 2 * i + 2);
+  for (let i = 0; i < n; i++) spec[2 * i + 1] = R;
+  spec[2 * n] = R;
+  const g = graph(spec);
+  const s = structure(g);
+  assert.deepEqual(s.warnings, []);
+  assert.equal(s.gotos, 0);
+  assert.ok(s.body.kind === "seq" && s.body.items.length > n);
+  assertSameRuns(g, 5);
+});
+
+Deno.test("structure() gives the goto form past its nesting limit", () => {
+  // `if (c0) { if (c1) { … } b; } b;` nested `depth` deep.
+  const nested = (depth: number): TestGraph => {
+    const spec: Record<number, T> = {};
+    for (let i = 0; i < depth; i++) spec[i] = Br(i + 1, 1000 + i);
+    spec[depth] = J(1000 + depth - 1);
+    for (let i = 1; i < depth; i++) spec[1000 + i] = J(1000 + i - 1);
+    spec[1000] = R;
+    return graph(spec);
+  };
+  const deep = nested(300);
+  const s = structure(deep, { maxDepth: 100 });
+  assert.match(s.warnings.join(), /nesting deeper than 100/);
+  assert.ok(s.gotos > 0);
+  assertSameRuns(deep, 5);
+  const ok = structure(deep);
+  assert.deepEqual(ok.warnings, []);
+  assert.equal(ok.gotos, 0);
+});
