@@ -333,19 +333,27 @@ export class Emitter<B, C> {
     }
     const isCase = (v: number): boolean => groups.has(v);
     // The switch's exit: where its paths meet if that is an owned follower
-    // (a case may go there directly: `case k: break;`), else the first
-    // owned follower that is no case, else what follows the switch's region
-    // (or, when the paths never meet, the owned case most paths reach).
+    // (a case may go there directly: `case k: break;`); else the place most
+    // edges reach: an owned follower, or what follows the whole region (-1).
+    // Ties go to a follower that is no case.
     const followerSet = new Set(followers);
     const meet = this.lay.ipdom[cur]!;
-    let exit = followerSet.has(meet) ? meet : followers.find((f) => !isCase(f)) ?? -1;
-    const nextFromHere = ctx.next >= 0 &&
-      this.nodes[ctx.next]!.preds.some((p) => dominates(this.dom, cur, p));
-    if (exit === -1 && meet === -1 && !nextFromHere) {
-      // Paths that never meet (some return) and none leaves the switch's
-      // region: the owned case most paths reach.
+    let exit = -1;
+    if (followerSet.has(meet)) {
+      exit = meet;
+    } else {
+      // What follows the region can only be the exit when no owned code
+      // other than cases has to come after the switch.
+      const nextOk = ctx.next >= 0 && followers.every(isCase);
+      let best = nextOk
+        ? this.nodes[ctx.next]!.preds.filter((p) => dominates(this.dom, cur, p)).length
+        : 0;
       for (const f of followers) {
-        if (exit === -1 || this.nodes[f]!.preds.length > this.nodes[exit]!.preds.length) exit = f;
+        const score = this.nodes[f]!.preds.length;
+        if (score > best || (score === best && exit !== -1 && isCase(exit) && !isCase(f))) {
+          exit = f;
+          best = score;
+        }
       }
     }
     // The exit must come first after the switch: that is where `break` lands.
