@@ -332,28 +332,27 @@ export class Emitter<B, C> {
       else g.isDefault = true;
     }
     const isCase = (v: number): boolean => groups.has(v);
-    // The switch's exit: where its paths meet if that is an owned follower
-    // (a case may go there directly: `case k: break;`); else the place most
-    // edges reach: an owned follower, or what follows the whole region (-1).
-    // Ties go to a follower that is no case.
+    // The switch's exit, where `break` lands: the place most edges reach,
+    // among the owned followers (a case may go there directly: `case k:
+    // break;`) and, when no owned code but cases has to come after the
+    // switch, what follows the whole region (-1). Ties go to where all paths
+    // meet, then to a follower that is no case.
     const followerSet = new Set(followers);
     const meet = this.lay.ipdom[cur]!;
+    const nextOk = ctx.next >= 0 && followers.every(isCase);
     let exit = -1;
-    if (followerSet.has(meet)) {
-      exit = meet;
-    } else {
-      // What follows the region can only be the exit when no owned code
-      // other than cases has to come after the switch.
-      const nextOk = ctx.next >= 0 && followers.every(isCase);
-      let best = nextOk
-        ? this.nodes[ctx.next]!.preds.filter((p) => dominates(this.dom, cur, p)).length
-        : 0;
-      for (const f of followers) {
-        const score = this.nodes[f]!.preds.length;
-        if (score > best || (score === best && exit !== -1 && isCase(exit) && !isCase(f))) {
-          exit = f;
-          best = score;
-        }
+    let best = nextOk
+      ? this.nodes[ctx.next]!.preds.filter((p) => dominates(this.dom, cur, p)).length
+      : 0;
+    const rank = (f: number): number => (f === meet ? 2 : isCase(f) ? 0 : 1);
+    for (const f of followers) {
+      const score = this.nodes[f]!.preds.length;
+      if (
+        score > best ||
+        (score === best && (exit === -1 ? ctx.next !== meet : rank(f) > rank(exit)))
+      ) {
+        exit = f;
+        best = score;
       }
     }
     // The exit must come first after the switch: that is where `break` lands.
