@@ -205,6 +205,7 @@ export class Emitter<B, C> {
   /** Emits `cur` into `out`; returns a node to continue with in the same context, or -1. */
   private step(cur: number, ctx: Ctx, depth: number, out: Array<Stmt<B, C>>): number {
     this.meter.tick();
+    if (depth > this.maxDepth) throw new TooDeep("depth");
     out.push({ kind: "label", id: this.nodes[cur]!.id });
     const followers = this.lay.followers[cur]!;
     if (this.lp.isHeader[cur] === 0) return this.plain(cur, followers, ctx, depth, out);

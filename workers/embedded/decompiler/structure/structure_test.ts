@@ -405,3 +405,20 @@ Deno.test("structure() needs almost no goto for compiled goto-free programs", ()
   assert.ok(gotos <= 30, `${gotos} gotos`);
   assert.ok(clean >= 385, `${clean} of 400 without goto`);
 });
+
+Deno.test("structure() gives the goto form for loops nested past the limit", () => {
+  // Loop i holds loop i+1; the exit of loop i+1 continues loop i.
+  const depth = 500;
+  const spec: Record<number, T> = {};
+  for (let i = 0; i < depth; i++) spec[i] = Br(i + 1, 10_000 + i);
+  spec[depth] = J(depth - 1);
+  for (let i = 1; i < depth; i++) spec[10_000 + i] = J(i - 1);
+  spec[10_000] = R;
+  const g = graph(spec);
+  const s = structure(g);
+  assert.match(s.warnings.join(), /nesting deeper than 400/);
+  assertSameRuns(g, 3);
+  const shallow = structure(g, { maxDepth: 2000 });
+  assert.deepEqual(shallow.warnings, []);
+  assert.equal(shallow.gotos, 0);
+});
