@@ -183,6 +183,7 @@ export class Emitter<B, C> {
     private readonly meter: Meter,
     private readonly maxDepth: number,
     private readonly dom: Dominators,
+    private readonly duplicate: (body: B) => boolean,
   ) {}
 
   /** The whole function. */
@@ -468,9 +469,15 @@ export class Emitter<B, C> {
     if (v === ctx.next) return [];
     if (v === ctx.brk) return [{ kind: "break" }];
     if (v === ctx.cont) return [{ kind: "continue" }];
-    const id = this.nodes[v]!.id;
-    this.gotoTargets.add(id);
-    return [{ kind: "goto", label: id }];
+    const node = this.nodes[v]!;
+    const t = node.term.kind;
+    if ((t === "return" || t === "stop") && this.duplicate(node.body)) {
+      // A copy of the function's end reads better than a jump to it.
+      const end: Stmt<B, C> = { kind: t, block: node.id };
+      return node.empty ? [end] : [{ kind: "block", id: node.id, body: node.body }, end];
+    }
+    this.gotoTargets.add(node.id);
+    return [{ kind: "goto", label: node.id }];
   }
 }
 

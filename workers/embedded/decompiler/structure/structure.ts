@@ -46,7 +46,16 @@ export function structure<B, C>(
     const dom = dominators(prep.nodes, meter);
     const lp = loops(prep.nodes, dom, meter);
     const lay = layout(prep.nodes, dom, lp, meter);
-    const emitter = new Emitter(prep.nodes, prep.lost, lp, lay, meter, maxDepth, dom);
+    const emitter = new Emitter(
+      prep.nodes,
+      prep.lost,
+      lp,
+      lay,
+      meter,
+      maxDepth,
+      dom,
+      options.duplicate ?? isEmpty,
+    );
     const raw = emitter.run();
     const first = pruneLabels(raw);
     const { list, gotos } = pruneLabels(simplify(first.list, first.counts));

@@ -422,3 +422,38 @@ Deno.test("structure() gives the goto form for loops nested past the limit", () 
   assert.deepEqual(shallow.warnings, []);
   assert.equal(shallow.gotos, 0);
 });
+
+Deno.test("structure() copies an empty return block instead of jumping to it", () => {
+  // Two early exits that share the function's (empty) return block.
+  const spec: Record<number, T> = {
+    0: Br(1, 2),
+    1: Br(9, 3),
+    2: Br(4, 9),
+    3: J(5),
+    4: J(5),
+    5: J(9),
+    9: R,
+  };
+  const g = graph(spec, [9]);
+  assert.equal(
+    text(g),
+    "b0;\nif (c0) {\n    b1;\n    if (c1) {\n        return;\n    }\n    b3;\n} else {\n    b2;\n" +
+      "    if (!c2) {\n        return;\n    }\n    b4;\n}\nb5;\nreturn;",
+  );
+  assert.equal(structure(g).gotos, 0);
+  assertSameRuns(g);
+  // Without copies, both are gotos.
+  assert.equal(structure(g, { duplicate: () => false }).gotos, 2);
+});
+
+Deno.test("structure() keeps random graphs' meaning when every end block may be copied", () => {
+  for (let gs = 0; gs < 300; gs++) {
+    const g = randomGraph(gs + 5000, 3 + (gs % 30));
+    const s = structure(g, { duplicate: () => true });
+    for (let seed = 0; seed < 5; seed++) {
+      const want = runGraph(g, oracle(seed));
+      const got = runTree(s.body, g, oracle(seed));
+      if (JSON.stringify(got) !== JSON.stringify(want)) assert.fail(`graph ${gs} seed ${seed}`);
+    }
+  }
+});
