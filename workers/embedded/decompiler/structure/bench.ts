@@ -9,9 +9,8 @@
  */
 
 import { cpuUsage } from "node:process";
-import { structure } from "./structure.ts";
+import { defaultIsEmpty, structure } from "./structure.ts";
 import { gotoForm } from "./_goto_form.ts";
-import { defaultIsEmpty } from "./structure.ts";
 import { randomGraph, type TestGraph } from "./_testing.ts";
 import { programGraph } from "./_programs.ts";
 
