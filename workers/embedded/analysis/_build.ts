@@ -177,9 +177,11 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const flags: FunctionFlag[] = [];
     const importName = input.importAt.get(start);
     if (importName !== undefined) flags.push("import");
-    const first = trace.insns.get(start);
+    // CET stubs (`.plt.sec`, `-fcf-protection`) open with `endbr64`/`endbr32` before the jump.
+    const head = isEndbr(image, start) ? start + 4 : start;
+    const first = trace.insns.get(head);
     if (first !== undefined && (first.flow === "jump" || first.flow === "ijump")) {
-      const tail = trace.edges.find((e) => e.from === start && e.kind === "tail");
+      const tail = trace.edges.find((e) => e.from === head && e.kind === "tail");
       if (tail !== undefined || importName !== undefined) {
         flags.push("thunk");
         if (tail !== undefined && tail.to !== start) thunkTargets.set(start, tail.to);
@@ -305,6 +307,14 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     names,
     seconds: 0,
   };
+}
+
+/** Whether an x86 `endbr64`/`endbr32` (f3 0f 1e fa/fb) sits at `addr`. */
+function isEndbr(image: BinaryImage, addr: number): boolean {
+  if (image.arch !== "x86" && image.arch !== "x86_64") return false;
+  const b = image.read(addr, 4);
+  return b !== undefined && b[0] === 0xf3 && b[1] === 0x0f && b[2] === 0x1e &&
+    (b[3] === 0xfa || b[3] === 0xfb);
 }
 
 const KIND_ORDER: Record<XrefKind, number> = {

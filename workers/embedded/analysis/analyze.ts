@@ -179,6 +179,8 @@ export async function analyze(
   for (const h of image.functionHints) {
     const a = norm(h.start);
     if (!cache.isCode(a) || coldStarts.has(a)) continue;
+    // One unwind entry covers a whole PLT: its stubs are the imports, not one big function.
+    if (inStubSection(image, a)) continue;
     addSeed(a, "exception_table", h.end);
     if (h.end !== undefined) knownRanges.push({ start: a, end: h.end });
   }
@@ -294,7 +296,7 @@ export async function analyze(
   const tryCandidate = (a: number, source: FunctionSource): boolean => {
     if (seeds.has(a) || cov.has(a) || !cache.isCode(a)) return false;
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
-    if (/^(\.plt|__stubs|__stub_helper)/.test(image.sectionAt(a)?.name ?? "")) return false;
+    if (inStubSection(image, a)) return false;
     const probe = explore(ctx, a, undefined, []);
     if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
     let overlaps = false;
@@ -423,6 +425,11 @@ export async function analyze(
   data.seconds = (performance.now() - t0) / 1000;
   await pacer.phase(1, "Done");
   return new Analysis(data, image);
+}
+
+/** Whether `addr` lies in a section of import stubs or lazy-binding entries (`.plt*`, `__stubs`). */
+function inStubSection(image: BinaryImage, addr: number): boolean {
+  return /^(\.plt|__stubs|__stub_helper)/.test(image.sectionAt(addr)?.name ?? "");
 }
 
 /** Code addresses held by relocated words and aligned pointer-sized words of data sections. */

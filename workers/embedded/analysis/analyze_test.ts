@@ -122,3 +122,24 @@ Deno.test("analyze() yields to the event loop and honours abort", async () => {
   controller.abort(new Error("stop"));
   await assert.rejects(analyze(image, decoder, { signal: controller.signal }), /stop/);
 });
+
+Deno.test("an unwind entry over a whole PLT (.plt, CET .plt.sec) makes no function of it", async () => {
+  for (const name of ["elf_x86_64_cet", "elf_x86_64_gcc_O2_stripped"]) {
+    const image = openFixture(name);
+    const a = await analyzeFixture(name);
+    const fns = a.functions();
+    for (const f of fns) {
+      const inside = fns.find((g) => g.start > f.start && g.start < f.end);
+      assert.equal(inside, undefined, `${name}: ${f.name} overlaps ${inside?.name}`);
+      if (/^\.plt/.test(image.sectionAt(f.start)?.name ?? "")) {
+        assert.ok(f.flags.includes("import"), `${name}: ${f.name} in the PLT is an import stub`);
+        assert.ok(f.flags.includes("thunk"), `${name}: ${f.name} is a thunk`);
+        assert.ok(f.end - f.start <= 16, `${name}: ${f.name} is one PLT entry long`);
+      }
+    }
+    const stubs = image.imports.filter((i) =>
+      /^\.plt/.test(image.sectionAt(i.address)?.name ?? "")
+    );
+    assert.ok(stubs.length >= 4, name);
+  }
+});

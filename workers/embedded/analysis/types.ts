@@ -123,4 +123,4 @@ export interface AnalysisData {
 }
 
 /** The {@link AnalysisData.version} this code writes. */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;
