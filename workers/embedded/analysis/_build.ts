@@ -209,6 +209,9 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const callAt = new Map<number, number>();
     for (const c of trace.calls) callAt.set(c.from, c.to);
     for (const e of trace.edges) {
+      // An import stub's `jmp [slot]` leads back to the stub itself (the slot's import
+      // address): not a reference anyone looks for.
+      if (e.kind === "tail" && e.to === start) continue;
       if (e.kind === "case" || e.kind === "tail" || e.kind === "jump" || e.kind === "true") {
         xrefs.push({ from: e.from, to: e.to, kind: "jump" });
       }

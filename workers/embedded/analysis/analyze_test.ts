@@ -143,3 +143,16 @@ Deno.test("an unwind entry over a whole PLT (.plt, CET .plt.sec) makes no functi
     assert.ok(stubs.length >= 4, name);
   }
 });
+
+Deno.test("xrefs to an import are its callers, not the stub's own jump", async () => {
+  const image = openFixture("elf_x86_64_cet");
+  const a = await analyzeFixture("elf_x86_64_cet");
+  const puts = image.imports.find((i) => i.name === "puts")!;
+  const stub = a.functionStartingAt(puts.address)!;
+  const refs = a.xrefsTo(puts.address);
+  assert.ok(refs.length > 0);
+  for (const x of refs) {
+    assert.ok(x.from < stub.start || x.from >= stub.end, `0x${x.from.toString(16)} is the stub`);
+  }
+  assert.equal(a.functionAt(refs[0]!.from)?.name, "main");
+});
