@@ -240,10 +240,14 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   for (const p of input.dataPointers) xrefs.push({ from: p.from, to: p.to, kind: "offset" });
 
   // Strings: the scan, plus short ones code points at.
-  const strings = scanStrings(image, {
-    minLength: input.minStringLength,
-    includeCode: input.stringsInCode,
-  });
+  const strings = dropJunkPrefixes(
+    scanStrings(image, {
+      minLength: input.minStringLength,
+      includeCode: input.stringsInCode,
+    }),
+    xrefs,
+    input.minStringLength,
+  );
   const stringStarts = new Set(strings.map((s) => s.address));
   for (const x of xrefs) {
     if (x.kind !== "offset" && x.kind !== "read") continue;
@@ -338,6 +342,22 @@ function uniqueXrefs(xrefs: Xref[]): Xref[] {
     out.push(x);
   }
   return out;
+}
+
+/**
+ * A printable byte or two of other data just before a string joins it in the scan
+ * (`"%memory exhausted"` where code uses `"memory exhausted"`). A scanned string nobody refers
+ * to whose first referenced byte comes fewer than `min` bytes in is that junk plus the real
+ * string: drop it, and the referenced string is added as code refers to it.
+ */
+function dropJunkPrefixes(strings: StringInfo[], xrefs: readonly Xref[], min: number) {
+  const referenced = new Set<number>();
+  for (const x of xrefs) if (x.kind === "offset" || x.kind === "read") referenced.add(x.to);
+  return strings.filter((s) => {
+    if (s.encoding === "utf16le" || referenced.has(s.address)) return true;
+    for (let k = 1; k < min && k < s.size; k++) if (referenced.has(s.address + k)) return false;
+    return true;
+  });
 }
 
 function dedupeStrings(strings: StringInfo[]): StringInfo[] {

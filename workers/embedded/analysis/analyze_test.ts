@@ -156,3 +156,10 @@ Deno.test("xrefs to an import are its callers, not the stub's own jump", async (
   }
   assert.equal(a.functionAt(refs[0]!.from)?.name, "main");
 });
+
+Deno.test("a string right after a printable byte of other data starts where code uses it", async () => {
+  const a = await analyzeFixture("elf_x86_64_cet");
+  const texts = a.strings().map((s) => s.text);
+  assert.ok(texts.includes("memory exhausted"), JSON.stringify(texts));
+  assert.ok(!texts.some((t) => t.endsWith("memory exhausted") && t !== "memory exhausted"));
+});
