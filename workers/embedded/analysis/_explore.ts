@@ -28,6 +28,8 @@ export interface ExploreContext {
   nextStartAfter(addr: number): number;
   /** Whether `insn` takes its `memRef` as an address (x86 lea, AArch64 adr) rather than reading it. */
   takesAddress(insn: Insn): boolean;
+  /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
+  immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
   /** MIPS: branches have one delay slot. */
   delaySlots: boolean;
   /** PowerPC64 ELFv2: a call to `f + 8` is a call to `f`'s local entry. */
@@ -148,6 +150,9 @@ export function explore(
       if (insn.memRef !== undefined && insn.flow === "seq" && cache.isCode(insn.memRef)) {
         if (ctx.takesAddress(insn)) trace.codePointers.push(insn.memRef);
         else trace.dataInCode.push(insn.memRef);
+      } else if (insn.memRef === undefined && insn.flow === "seq" && ctx.immediatePointer) {
+        const p = ctx.immediatePointer(insn);
+        if (p !== undefined && cache.isCode(p)) trace.codePointers.push(p);
       }
       let stop = false;
       switch (insn.flow) {

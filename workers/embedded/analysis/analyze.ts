@@ -232,6 +232,9 @@ export async function analyze(
       return st[lo] ?? Infinity;
     },
     takesAddress: (insn) => takesAddress(image, insn),
+    immediatePointer: image.arch === "x86" || image.arch === "x86_64"
+      ? (insn) => x86ImmediatePointer(image, insn)
+      : undefined,
     delaySlots: image.arch === "mips" || image.arch === "mips64",
     localEntryOffset: image.arch === "ppc64" ? 8 : 0,
   };
@@ -299,7 +302,9 @@ export async function analyze(
     if (inStubSection(image, a)) return false;
     const probe = explore(ctx, a, undefined, []);
     if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
-    let overlaps = false;
+    // Strictly inside a function whose extent a symbol or an unwind entry gives: that
+    // function's unreached code (switch cases behind an unread table), never a new function.
+    let overlaps = ranges.contains(a);
     for (const insn of probe.insns.values()) {
       if (cov.has(insn.address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start) marks this as that
@@ -325,6 +330,10 @@ export async function analyze(
   // --- pointers: lea of code addresses, then relocated or aligned pointers in data ---
   await pacer.phase(0.5, "Following code pointers");
   for (const a of codePointers) tryCandidate(norm(a), "code_pointer");
+  // Explore what code pointers led to first: their switch tables then cover the case blocks
+  // that absolute tables (non-PIE) would otherwise offer as data pointers.
+  await descend();
+  cov = covered();
   const pointers = dataPointers(image, cache);
   for (const p of pointers) tryCandidate(norm(p.to), "data_pointer");
   await descend();
@@ -525,6 +534,29 @@ function takesAddress(image: BinaryImage, insn: Insn): boolean {
     return ((w & 0x9f000000) >>> 0) === 0x10000000;
   }
   return false;
+}
+
+/**
+ * Position-dependent x86 code loads function addresses as immediates: `mov edi, main` before
+ * `__libc_start_main`, `push main` on i386, `mov rdi, imm32` sign-extended. Only those exact
+ * encodings count; other immediates are numbers.
+ */
+function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined {
+  if (insn.size < 5 || insn.size > 7) return undefined;
+  const b = image.read(insn.address, insn.size);
+  if (b === undefined) return undefined;
+  let i = 0;
+  if (insn.size === 6 && (b[0] === 0x41)) i = 1; // mov r8d..r15d, imm32
+  const imm = (o: number) =>
+    (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+  if (insn.size === 5 + i && b[i]! >= 0xb8 && b[i]! <= 0xbf) return imm(i + 1);
+  if (insn.size === 5 && b[0] === 0x68 && image.bits === 32) return imm(1);
+  // REX.W C7 /0 with a register operand: mov r64, sign-extended imm32 (positive addresses only).
+  if (insn.size === 7 && (b[0]! & 0xf8) === 0x48 && b[1] === 0xc7 && (b[2]! & 0xf8) === 0xc0) {
+    const v = imm(3);
+    return v < 0x80000000 ? v : undefined;
+  }
+  return undefined;
 }
 
 /** Resolve each indirect jump once: functions are explored several times. */
