@@ -50,7 +50,12 @@ export interface BuildInput {
   pacer: Pacer;
   minStringLength: number;
   stringsInCode: boolean;
-  dataPointers: { from: number; to: number }[];
+  dataPointers: {
+    from: number;
+    to: number;
+  }[];
+  /** Whether a function start lies strictly inside another function's known extent. */
+  nested?: (start: number) => boolean;
 }
 
 const LIBRARY = new Set([
@@ -190,6 +195,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if (input.noreturn.has(start)) flags.push("noreturn");
     if (trace.switches > 0) flags.push("switch");
     if (trace.calls.length === 0) flags.push("leaf");
+    if (input.nested?.(start) === true) flags.push("nested");
     if (start === input.entry) flags.push("entry");
     const name = seed.name ?? importName;
     if (name !== undefined && LIBRARY.has(name)) flags.push("library");
@@ -244,6 +250,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     scanStrings(image, {
       minLength: input.minStringLength,
       includeCode: input.stringsInCode,
+      check: () => input.pacer.check(),
     }),
     xrefs,
     input.minStringLength,
@@ -264,7 +271,9 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   for (const x of xrefs) {
     if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
   }
+  input.pacer.check();
   const sorted = uniqueXrefs(xrefs);
+  input.pacer.check();
   recoverMain(functions, sorted, input);
 
   // Names: symbols, imports, functions, strings, labels.

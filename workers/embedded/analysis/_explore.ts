@@ -30,6 +30,8 @@ export interface ExploreContext {
   takesAddress(insn: Insn): boolean;
   /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
   immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
+  /** Throws when the analysis budget is used up; called every few thousand instructions. */
+  checkBudget?: (() => void) | undefined;
   /** MIPS: branches have one delay slot. */
   delaySlots: boolean;
   /** PowerPC64 ELFv2: a call to `f + 8` is a call to `f`'s local entry. */
@@ -115,6 +117,8 @@ export function explore(
     let prev: number | undefined;
     while (true) {
       if (trace.insns.has(addr)) break;
+      // One function can be huge (a bogus extent over megabytes of zeros): stay in budget.
+      if ((trace.insns.size & 4095) === 4095) ctx.checkBudget?.();
       if (addr !== start && !own.has(addr) && ctx.isFunctionStart(addr)) {
         // Flowed into the next function: the call before was to one that does not return,
         // or this is a shared tail. Either way the other function owns the code.

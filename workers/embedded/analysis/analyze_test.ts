@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createDecoder } from "../arch/decoder.ts";
+import { openImage } from "../formats/open_image.ts";
 import { analyze } from "./analyze.ts";
 import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
 
@@ -162,4 +163,33 @@ Deno.test("a string right after a printable byte of other data starts where code
   const texts = a.strings().map((s) => s.text);
   assert.ok(texts.includes("memory exhausted"), JSON.stringify(texts));
   assert.ok(!texts.some((t) => t.endsWith("memory exhausted") && t !== "memory exhausted"));
+});
+
+Deno.test("the time budget stops analyze() in its first phase once the deadline is past", async () => {
+  const image = openFixture(X64);
+  const decoder = await createDecoder(image.arch, { endian: image.endian });
+  const phases: string[] = [];
+  await assert.rejects(
+    analyze(image, decoder, {
+      deadline: performance.now() - 1,
+      onProgress: (_f, m) => phases.push(m),
+    }),
+    (e: unknown) => e instanceof Error && e.name === "TimeoutError",
+  );
+  assert.deepEqual(phases, []);
+});
+
+Deno.test("the time budget stops even one long synchronous exploration that never yields", async () => {
+  // 16 MB of nops: one function with millions of instructions. With yields switched off only
+  // the checks inside exploration can stop it.
+  const image = openImage(new Uint8Array(16 << 20).fill(0x90), {
+    raw: true,
+    arch: "x86_64",
+    base: 0x1000,
+  });
+  const decoder = await createDecoder(image.arch, { endian: image.endian });
+  await assert.rejects(
+    analyze(image, decoder, { yieldEvery: 1e9, deadline: performance.now() + 50 }),
+    (e: unknown) => e instanceof Error && e.name === "TimeoutError",
+  );
 });

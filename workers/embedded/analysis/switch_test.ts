@@ -76,3 +76,23 @@ Deno.test("no function starts strictly inside another function's exception-table
     }
   }
 });
+
+Deno.test("a call target inside another function's unwind extent stays a function, flagged nested", async () => {
+  const name = "elf_x86_64_gcc_O2";
+  const truth = truthOf(name);
+  const image = openFixture(name);
+  image.symbols = [];
+  // Stretch the unwind entry before remcp_fact over it: remcp_fact is still called by main.
+  const fact = Number(truth.functions.find((f) => f.name === "remcp_fact")!.address);
+  const hints = image.functionHints.sort((x, y) => x.start - y.start);
+  const i = hints.findIndex((h) => h.start === fact);
+  assert.ok(i > 0);
+  hints[i - 1]!.end = hints[i]!.end!;
+  hints.splice(i, 1);
+  const a = await analyze(image, await createDecoder(image.arch, { endian: image.endian }));
+  const f = a.functionStartingAt(fact);
+  assert.ok(f !== undefined);
+  assert.equal(f.source, "call");
+  assert.ok(f.flags.includes("nested"), `${f.flags}`);
+  assert.ok(!a.functionStartingAt(hints[i - 1]!.start)!.flags.includes("nested"));
+});

@@ -26,6 +26,8 @@ export const FUNCTION_FLAGS = [
   "entry",
   "switch",
   "leaf",
+  // A proven call target strictly inside another function's unwind or symbol extent.
+  "nested",
 ] as const;
 
 /** Facts about a function. */
