@@ -29,13 +29,11 @@ mkdir -p "$SRC" "$X" "$BIN" "$LOG"
 
 PACKAGES="lua5.4 bzip2 zlib expat libyaml pcre2 lz4 libzstd cjson sqlite3"
 
+# want NAME: no filters, or NAME contains one of them.
 want() {
-    [ "${#FILTERS[@]}" -eq 0 ] && return 0
     local f
-    for f in "${FILTERS[@]}"; do
-        case "$1" in *"$f"*) return 0 ;; esac
-    done
-    return 1
+    for f in "${FILTERS[@]}"; do [[ $1 == *"$f"* ]] && return 0; done
+    [ "${#FILTERS[@]}" -eq 0 ]
 }
 
 fetch() {
@@ -157,12 +155,13 @@ compiler() {
 fetch
 built=0
 failed=()
-for isa in x86_64 aarch64 arm mips riscv64 ppc64le; do
-    for cc in gcc clang; do
-        ccl=$(compiler "$isa" "$cc")
-        [ -n "$ccl" ] || continue
-        for opt in O0 O2 O3; do
-            for p in $PROGRAMS; do
+# Programs outermost, smallest first: a partial run still covers the whole matrix.
+for p in $PROGRAMS; do
+    for isa in x86_64 aarch64 arm mips riscv64 ppc64le; do
+        for cc in gcc clang; do
+            ccl=$(compiler "$isa" "$cc")
+            [ -n "$ccl" ] || continue
+            for opt in O0 O2 O3; do
                 name=$isa-$cc-$opt-$p
                 want "$name" || continue
                 [ -s "$BIN/$name" ] && continue
