@@ -59,8 +59,9 @@ function num(s: string): number {
 
 /**
  * The case count from the bounds check before the table: the nearest conditional branch
- * (`ja`/`jae`/`b.hi`/`b.cs`) and the `cmp X, N` or `sub X, N` just before it (N + 1 cases for
- * "above", N for "above or equal"). Undefined when the pattern is not there.
+ * (`ja`/`jae`/`b.hi`/`b.cs` out of range, or `jbe`/`b.ls` into it) and the `cmp X, N` or
+ * `sub X, N` just before it (N + 1 cases for "above" and "below or same", N for "above or
+ * equal"). Undefined when the pattern is not there.
  */
 function boundFrom(back: readonly Text[], from: number, unsignedAbove: RegExp): number | undefined {
   for (let i = from; i < back.length; i++) {
@@ -144,7 +145,7 @@ function resolveX86(
   if (jump.ops.includes("[")) {
     const m = parseMem(jump.ops);
     if (m.base !== undefined || m.index === undefined || m.scale !== ptr) return undefined;
-    const count = boundFrom(back, 0, /^(ja|jnbe)$/);
+    const count = boundFrom(back, 0, /^(ja|jnbe|jbe|jna)$/);
     const targets = readEntries(image, cache, m.disp, ptr, false, count, (e) => e);
     return targets && { table: m.disp, targets };
   }
@@ -155,7 +156,7 @@ function resolveX86(
   if (v.k === "load") {
     const table = tableAddress(back, v, ptr, gotBase);
     if (table === undefined) return undefined;
-    const count = boundFrom(back, v.at + 1, /^(ja|jnbe)$/);
+    const count = boundFrom(back, v.at + 1, /^(ja|jnbe|jbe|jna)$/);
     const targets = readEntries(image, cache, table, ptr, false, count, (e) => e);
     return targets && { table, targets };
   }
@@ -170,7 +171,7 @@ function resolveX86(
   if (base === undefined) return undefined;
   const table = tableAddress(back, load, 4, gotBase);
   if (table === undefined) return undefined;
-  const count = boundFrom(back, load.at + 1, /^(ja|jnbe)$/);
+  const count = boundFrom(back, load.at + 1, /^(ja|jnbe|jbe|jna)$/);
   const targets = readEntries(image, cache, table, 4, true, count, (e) => base + e);
   return targets && { table, targets };
 }
@@ -301,6 +302,7 @@ function resolveAarch64(
   if (jump.mnemonic !== "br") return undefined;
   let base: number | undefined;
   let shift = 2;
+  let combined = false;
   let size: 1 | 2 | 4 | undefined;
   let signed = false;
   let table: number | undefined;
@@ -309,9 +311,12 @@ function resolveAarch64(
   for (let i = 0; i < back.length; i++) {
     const t = back[i]!;
     if (t.mnemonic === "adr" && base === undefined) base = t.insn.memRef;
-    else if (t.mnemonic === "add" && size === undefined && /[su]xt[bhw]|lsl/.test(t.ops)) {
+    else if (t.mnemonic === "add" && size === undefined && !combined) {
+      // The add feeding `br`: `add x1, x0, w1, sxtb #2` (gcc) scales the entry; clang -O0's
+      // `add x8, x8, x9` adds a byte offset.
+      combined = true;
       const m = /#(\d+)$/.exec(t.ops);
-      if (m !== null) shift = Number(m[1]);
+      shift = m !== null && /[su]xt[bhw]|lsl/.test(t.ops) ? Number(m[1]) : 0;
       signed = /sxt/.test(t.ops);
     } else if (
       /^ldr(b|h|sw|sb|sh)?$/.test(t.mnemonic) && t.ops.includes("[") && size === undefined
@@ -336,7 +341,7 @@ function resolveAarch64(
     }
   }
   if (base === undefined || size === undefined || table === undefined) return undefined;
-  const count = boundFrom(back, loadAt + 1, /^b\.hi$/);
+  const count = boundFrom(back, loadAt + 1, /^b\.(hi|ls)$/);
   const b = base;
   const targets = readEntries(
     image,

@@ -367,6 +367,13 @@ class Discovery {
     // Strictly inside a function whose extent a symbol or an unwind entry gives: that
     // function's unreached code (switch cases behind an unread table), never a new function.
     let overlaps = this.ranges.contains(a);
+    // `bl abort` right after `bl __libc_start_main` (glibc's _start): an unreachable call to a
+    // function that does not return, straight after covered code, belongs to that code.
+    const first = probe.insns.get(a)!;
+    if (
+      first.flow === "call" && first.target !== undefined && this.noreturn.has(first.target) &&
+      cov.has(a - 1)
+    ) overlaps = true;
     for (const insn of probe.insns.values()) {
       if (cov.has(insn.address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start) marks this as that
