@@ -11,6 +11,11 @@ import type { CodeCache } from "./_code_cache.ts";
 export interface SwitchTable {
   table: number;
   targets: number[];
+  /**
+   * False when no range check or index width bounded the table: entries were read while they
+   * looked like code, so exploration keeps only the leading ones inside the function.
+   */
+  bounded?: boolean;
 }
 
 /** What exploration needs to know about the rest of the program. */
@@ -235,7 +240,12 @@ export function explore(
             break;
           }
           trace.switches++;
-          sw.targets.forEach((to, i) => {
+          let targets = sw.targets;
+          if (sw.bounded === false) {
+            const n = targets.findIndex((to) => !inRange(to) || ctx.isFunctionStart(to));
+            if (n >= 0) targets = targets.slice(0, n);
+          }
+          targets.forEach((to, i) => {
             trace.edges.push({ from: addr, to, kind: "case", value: i });
             trace.leaders.add(to);
             if (!prevOf.has(to)) prevOf.set(to, last);

@@ -145,9 +145,10 @@ function resolveX86(
   if (jump.ops.includes("[")) {
     const m = parseMem(jump.ops);
     if (m.base !== undefined || m.index === undefined || m.scale !== ptr) return undefined;
-    const count = boundFrom(back, 0, /^(ja|jnbe|jbe|jna)$/);
+    const count = boundFrom(back, 0, /^(ja|jnbe|jbe|jna)$/) ??
+      byteIndexBound(back, { mem: m, at: -1 });
     const targets = readEntries(image, cache, m.disp, ptr, false, count, (e) => e);
-    return targets && { table: m.disp, targets };
+    return targets && { table: m.disp, targets, bounded: count !== undefined };
   }
   const reg = canonReg(jump.ops.trim());
   if (reg === undefined) return undefined;
@@ -156,9 +157,9 @@ function resolveX86(
   if (v.k === "load") {
     const table = tableAddress(back, v, ptr, gotBase);
     if (table === undefined) return undefined;
-    const count = boundFrom(back, v.at + 1, /^(ja|jnbe|jbe|jna)$/);
+    const count = boundFrom(back, v.at + 1, /^(ja|jnbe|jbe|jna)$/) ?? byteIndexBound(back, v);
     const targets = readEntries(image, cache, table, ptr, false, count, (e) => e);
-    return targets && { table, targets };
+    return targets && { table, targets, bounded: count !== undefined };
   }
   // add R, B; jmp R with R loaded from [T + I*4]: 32-bit offsets from B (usually B = T), the
   // PIC form of gcc and clang at every level (gcc -O0 computes I*4 and T in separate steps).
@@ -171,9 +172,31 @@ function resolveX86(
   if (base === undefined) return undefined;
   const table = tableAddress(back, load, 4, gotBase);
   if (table === undefined) return undefined;
-  const count = boundFrom(back, load.at + 1, /^(ja|jnbe|jbe|jna)$/);
+  const count = boundFrom(back, load.at + 1, /^(ja|jnbe|jbe|jna)$/) ??
+    byteIndexBound(back, load);
   const targets = readEntries(image, cache, table, 4, true, count, (e) => base + e);
-  return targets && { table, targets };
+  return targets && { table, targets, bounded: count !== undefined };
+}
+
+/**
+ * A table indexed by a zero-extended byte (`movzx edi, dil`) has 256 entries even without a
+ * range check.
+ */
+function byteIndexBound(
+  back: readonly Text[],
+  load: { mem: ReturnType<typeof parseMem>; at: number },
+): number | undefined {
+  const index = load.mem.index === undefined ? undefined : canonReg(load.mem.index);
+  if (index === undefined) return undefined;
+  for (let j = load.at + 1; j < back.length; j++) {
+    const t = back[j]!;
+    const [dst, src] = operands(t.ops);
+    if (dst === undefined || canonReg(dst) !== index) continue;
+    const byte = src !== undefined &&
+      (/byte/.test(src) || /^([a-d]l|sil|dil|bpl|spl|r\d+b)$/.test(src));
+    return t.mnemonic === "movzx" && byte ? 256 : undefined;
+  }
+  return undefined;
 }
 
 /** What the backward slice says a register holds just before an instruction. */
@@ -352,5 +375,5 @@ function resolveAarch64(
     count,
     (e) => b + e * (1 << shift),
   );
-  return targets && { table, targets };
+  return targets && { table, targets, bounded: count !== undefined };
 }

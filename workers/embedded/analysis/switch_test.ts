@@ -13,6 +13,7 @@ const FORMS = [
   "gcc_O0", // lea; mov eax,[rdx+rax]; cdqe; lea; add; jmp rax — index*4 and base apart
   "gcc_O0_cet", // the same with notrack jmp
   "gcc_O0_nopie", // mov rax,[rax*8+T]; jmp rax
+  "gcc_O2", // the byte switch: movzx edi, dil bounds a table with no range check
   "gcc_O2_nopie", // jmp [rax*8+T]
   "clang_O2", // lea; movsxd rax,[rcx+rax*4]; add rax,rcx; jmp rax, range check folded in an add
   "clang_O3_nopie",
@@ -48,6 +49,14 @@ for (const name of FORMS) {
       assert.ok(!f.flags.includes("leaf"), `${fn}: its cases call`);
       const values = new Set(f.edges.filter((e) => e.kind === "case").map((e) => e.value));
       assert.equal(values.size, cases, fn);
+    }
+    // A byte index bounds this one (gcc handles case 0 apart on AArch64); the compilers that
+    // turn it into a lookup table of pointers have no jump to resolve.
+    const byte = a.functionByName("remcp_sw_byte")!;
+    if (byte.flags.includes("switch")) {
+      const cases = byte.edges.filter((e) => e.kind === "case");
+      assert.ok([255, 256].includes(new Set(cases.map((e) => e.value)).size), `${cases.length}`);
+      for (const e of cases) assert.ok(e.to > byte.start && e.to < byte.end);
     }
     // No range check bounds this table: what is read must still stay inside the function.
     // (gcc for AArch64 compiles this switch to compares, not a table.)
