@@ -35,6 +35,8 @@ export interface ExploreContext {
   takesAddress(insn: Insn): boolean;
   /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
   immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
+  /** Where the alignment padding starting at an address ends (the address itself if none). */
+  paddingEnd?: ((addr: number) => number) | undefined;
   /** Throws when the analysis budget is used up; called every few thousand instructions. */
   checkBudget?: (() => void) | undefined;
   /** MIPS: branches have one delay slot. */
@@ -194,7 +196,10 @@ export function explore(
           }
           trace.enders.add(last);
           trace.leaders.add(after);
-          if (isTail(to)) {
+          // Without a known extent, `jmp X` straight before alignment padding that ends at X is
+          // a tail call to the function after the padding, not a jump within this one.
+          const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
+          if (isTail(to) || overPadding) {
             trace.edges.push({ from: addr, to, kind: "tail" });
             trace.mayReturn = true;
           } else {
@@ -214,7 +219,10 @@ export function explore(
             trace.mayReturn = true;
             break;
           }
-          if (isTail(to)) {
+          // Without a known extent, `jmp X` straight before alignment padding that ends at X is
+          // a tail call to the function after the padding, not a jump within this one.
+          const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
+          if (isTail(to) || overPadding) {
             trace.edges.push({ from: addr, to, kind: "tail" });
             if (!ctx.isNoReturn(to)) trace.mayReturn = true;
           } else {

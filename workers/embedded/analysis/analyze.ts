@@ -198,6 +198,17 @@ class Discovery {
       delaySlots: image.arch === "mips" || image.arch === "mips64",
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
       checkBudget: () => pacer.check(),
+      paddingEnd: (a) => {
+        const b = image.readUpTo(a, 64);
+        let i = 0;
+        for (
+          let n;
+          i < b.length && (n = paddingAt(image.arch, b, i, image.endian === "little")) > 0;
+        ) {
+          i += n;
+        }
+        return a + i;
+      },
     };
   }
 

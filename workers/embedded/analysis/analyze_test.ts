@@ -193,3 +193,17 @@ Deno.test("the time budget stops even one long synchronous exploration that neve
     (e: unknown) => e instanceof Error && e.name === "TimeoutError",
   );
 });
+
+Deno.test("a jmp straight before alignment padding is a tail call to the function after it", async () => {
+  // 0x1000: call 0x1010; ret — 0x1010: mov esi, 1; jmp 0x1020; nop padding — 0x1020: push rbx;
+  // mov eax, esi; pop rbx; ret. No symbols, no unwind entries.
+  const b = new Uint8Array(0x30).fill(0x90);
+  b.set([0xe8, 0x0b, 0, 0, 0, 0xc3], 0);
+  b.set([0xbe, 1, 0, 0, 0, 0xeb, 0x09], 0x10);
+  b.set([0x53, 0x89, 0xf0, 0x5b, 0xc3], 0x20);
+  const image = openImage(b, { raw: true, arch: "x86_64", base: 0x1000 });
+  const a = await analyze(image, await createDecoder("x86_64", {}));
+  const starts = a.functions().map((f) => f.start.toString(16));
+  assert.deepEqual(starts, ["1000", "1010", "1020"]);
+  assert.equal(a.functionStartingAt(0x1010)!.end, 0x1017);
+});
