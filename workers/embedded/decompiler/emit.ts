@@ -141,6 +141,17 @@ export class Printer {
 
   /** `e` as a value of exactly `ty` (cast when its C type differs). */
   #as(e: Expr, ty: CType, min: number): string {
+    if (e.k === "const" && e.size === ty.size && (ty.kind === "int" || ty.kind === "uint")) {
+      const c = this.#constant(e.value, e.size);
+      if (c.ty.kind === "uint") {
+        return ty.kind === "int" ? this.#signedConst(e.value, e.size) : c.t;
+      }
+    }
+    // A truncation to the size of the wanted type is that type's cast of the wider value.
+    if (e.k === "trunc" && e.size === ty.size && ty.kind !== "bool") {
+      const inner = this.#p(e.a);
+      if (inner.ty.kind === "int" || inner.ty.kind === "uint") return this.#cast(inner, ty);
+    }
     const p = this.#p(e);
     const same = p.ty.size === ty.size &&
       (p.ty.kind === ty.kind ||
@@ -362,14 +373,14 @@ export class Printer {
     if (target.k === "const") {
       const f = this.#names.functionAt(Number(target.value));
       if (f !== undefined) return f;
-      return `((void (*)())${hexOf(target.value)})`;
+      return `((uint64_t (*)())${hexOf(target.value)})`;
     }
     if (target.k === "load" && target.addr.k === "const") {
       // A call through an import slot (IAT / GOT): the slot's name is the import's.
       const f = this.#names.functionAt(Number(target.addr.value));
       if (f !== undefined) return f;
     }
-    return `((void (*)())${this.#address(target)})`;
+    return `((uint64_t (*)())${this.#address(target)})`;
   }
 
   /** A structured condition. */

@@ -68,6 +68,8 @@ export function render(
     }
   };
   const visit = (e: Expr) => {
+    // Thread-local bases print as __readfsqword(...), never as variables.
+    if (e.k === "reg" && e.name.endsWith("_base") && e.ver === 0) return;
     if (e.k === "reg" || e.k === "tmp" || e.k === "slot") note(e);
     if (e.k === "addr") note(e.slot);
     forEachChild(e, visit);
