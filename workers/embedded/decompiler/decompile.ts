@@ -140,7 +140,7 @@ export function decompile(input: DecompileInput): Decompiled {
   }
   stage("frame");
   ir = switchValues(ir);
-  ir = narrow(ir);
+  ir = narrowReturns(narrow(ir));
   const self = input.prototypeAt?.(input.fn.start);
   let params = parameters(ir, cc);
   let returns = [...ir.blocks.values()].some((b) => b.term.k === "ret" && b.term.value);
@@ -247,6 +247,40 @@ function caseIndex(target: Expr): Expr {
   };
   visit(target);
   return found ?? target;
+}
+
+/**
+ * Return values that are all zero-extended from one width (or constants that fit it) are values
+ * of that width: `uint32_t f()` returning `x`, not `uint64_t f()` returning `(uint64_t)x`.
+ */
+function narrowReturns(fn: IrFunction): IrFunction {
+  let width: number | undefined;
+  const rets = [...fn.blocks.values()].filter((b) => b.term.k === "ret" && b.term.value);
+  if (rets.length === 0) return fn;
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    if (v.k === "ext" && !v.signed) {
+      if (width !== undefined && width !== v.a.size) return fn;
+      width = v.a.size;
+    } else if (v.k !== "const") return fn;
+  }
+  if (width === undefined) return fn;
+  const w = width;
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    if (v.k === "const" && v.value >= 1n << BigInt(w * 8)) return fn;
+  }
+  const blocks = new Map(fn.blocks);
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    const value: Expr = v.k === "ext"
+      ? v.a
+      : v.k === "const"
+      ? { k: "const", value: v.value, size: w }
+      : v;
+    blocks.set(b.start, { ...b, term: { k: "ret", value, at: b.term.at } });
+  }
+  return { ...fn, blocks };
 }
 
 function dropReturnValues(fn: IrFunction): IrFunction {

@@ -151,7 +151,10 @@ export function run(s: State, stmts: Stmt[]): void {
         writeMem(s, Number(evaluate(s, st.addr)), st.size, evaluate(s, st.value));
         break;
       case "call":
-        s.effects.push({ name: "call", args: [evaluate(s, st.target), ...st.args.map((a) => evaluate(s, a))] });
+        s.effects.push({
+          name: "call",
+          args: [evaluate(s, st.target), ...st.args.map((a) => evaluate(s, a))],
+        });
         for (const d of st.defs) s.vars.set(keyOf(d), 0n);
         break;
       case "asm": {

@@ -28,14 +28,25 @@ const c = (v: number | bigint, size = 8) => constant(v, size);
 const bin = (op: BinOp, a: Expr, b: Expr, size = a.size): Expr => ({ k: "bin", op, a, b, size });
 const set = (dst: Reg, src: Expr): Stmt => ({ k: "set", dst, src, at: 0 });
 const load = (addr: Expr, size = 8): Expr => ({ k: "load", addr, size });
-const store = (addr: Expr, value: Expr): Stmt => ({ k: "store", addr, value, size: value.size, at: 0 });
+const store = (addr: Expr, value: Expr): Stmt => ({
+  k: "store",
+  addr,
+  value,
+  size: value.size,
+  at: 0,
+});
 
 function fn(blocks: [number, Stmt[], Term][]): IrFunction {
   const map = new Map<number, IrBlock>();
   for (const [start, stmts, term] of blocks) {
     map.set(start, { start, end: start + 1, stmts, term, phis: [] });
   }
-  return { entry: blocks[0]![0], blocks: map, arch: { ptr: 8, sp: "rsp", retAddr: 8 }, warnings: [] };
+  return {
+    entry: blocks[0]![0],
+    blocks: map,
+    arch: { ptr: 8, sp: "rsp", retAddr: 8 },
+    warnings: [],
+  };
 }
 
 const jump = (to: number): Term => ({ k: "jump", to, at: 0 });
@@ -51,14 +62,19 @@ function propagateAll(f: IrFunction): IrFunction {
   return cur;
 }
 
-const statements = (f: IrFunction) => [...f.blocks.values()].reduce((n, b) => n + b.stmts.length, 0);
+const statements = (f: IrFunction) =>
+  [...f.blocks.values()].reduce((n, b) => n + b.stmts.length, 0);
 
 // sum = 0; for (i = 1; i <= n; i++) sum += i; return sum;
 const SUM = () =>
   fn([
     [0, [set(r("rax"), c(0)), set(r("rcx"), c(1))], jump(1)],
     [1, [], { k: "branch", cond: bin("ule", r("rcx"), r("rdi"), 1), then: 2, else: 3, at: 0 }],
-    [2, [set(r("rax"), bin("add", r("rax"), r("rcx"))), set(r("rcx"), bin("add", r("rcx"), c(1)))], jump(1)],
+    [
+      2,
+      [set(r("rax"), bin("add", r("rax"), r("rcx"))), set(r("rcx"), bin("add", r("rcx"), c(1)))],
+      jump(1),
+    ],
     [3, [], ret(r("rax"))],
   ]);
 
@@ -121,8 +137,11 @@ Deno.test("recoverFrame turns stack accesses into slots, and escaping slots into
   assert.deepEqual([...frame.arrays], [[-16, 8]]);
   const out = propagateAll(framed);
   // The local is a variable: no memory access is left, and the value flows through it.
-  const text = JSON.stringify([...out.blocks.values()], (_k, v) => typeof v === "bigint" ? String(v) : v);
-  const loads = text.includes("\"load\"");
+  const text = JSON.stringify(
+    [...out.blocks.values()],
+    (_k, v) => typeof v === "bigint" ? String(v) : v,
+  );
+  const loads = text.includes('"load"');
   assert.equal(loads, false);
   assert.equal(runFunction(stateOf({ rdi: 42, rsp: 0x8000 }), out), 42n);
 });
@@ -130,7 +149,11 @@ Deno.test("recoverFrame turns stack accesses into slots, and escaping slots into
 Deno.test("narrow gives a 32-bit value read only as 32 bits a 32-bit variable", () => {
   const ext = (a: Expr): Expr => ({ k: "ext", signed: false, a, size: 8 });
   const trunc = (a: Expr): Expr => ({ k: "trunc", a, size: 4 });
-  const f = fn([[0, [set(r("rax"), ext(bin("add", trunc(r("rdi")), c(1, 4))))], ret(trunc(r("rax")))]]);
+  const f = fn([[
+    0,
+    [set(r("rax"), ext(bin("add", trunc(r("rdi")), c(1, 4))))],
+    ret(trunc(r("rax"))),
+  ]]);
   const out = narrow(toSsa(normalize(f)));
   const s = out.blocks.get(0)!.stmts[0]!;
   assert.equal(s.k === "set" ? s.dst.size : 0, 4);
@@ -162,6 +185,9 @@ Deno.test("simplify reads sub-register writes back, folds the cdq/idiv idiom, fl
   });
   assert.deepEqual(q, bin("sdiv", x, y));
   const lt = bin("slt", r("rdi"), r("rsi"), 1);
-  assert.deepEqual(simplify({ k: "un", op: "lnot", a: lt, size: 1 }), bin("sle", r("rsi"), r("rdi"), 1));
+  assert.deepEqual(
+    simplify({ k: "un", op: "lnot", a: lt, size: 1 }),
+    bin("sle", r("rsi"), r("rdi"), 1),
+  );
   assert.deepEqual(simplify(bin("add", bin("add", r("rdi"), c(3)), c(-3n))), r("rdi"));
 });
