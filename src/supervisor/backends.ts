@@ -17,6 +17,8 @@ export interface BackendInfo {
 }
 
 const PYTHON_ENGINE_MISSING = [
+  "rename_local",
+  "set_local_type",
   "command",
   "command_json",
   "list_targets",
@@ -44,7 +46,7 @@ const PYTHON_ENGINE_MISSING = [
 /** Tools a backend lacks (the rest of the catalog it implements). */
 const MISSING: Record<string, readonly string[]> = {
   embedded: ["command", "command_json"],
-  rizin: [],
+  rizin: ["rename_local", "set_local_type"],
   // The Python engine adapters implement the tools of workers/python/remcp/generic.py; the
   // worker's own tools/list is checked as well, so this list only words the refusals.
   ghidra: PYTHON_ENGINE_MISSING,

@@ -36,6 +36,8 @@ export const WORKER_TOOLS: readonly ToolSpec[] = [
   search.searchImmediate,
   disasm.disassemble,
   notes.rename,
+  notes.renameLocal,
+  notes.setLocalType,
   notes.setComment,
   notes.listComments,
   notes.setFunctionPrototype,
