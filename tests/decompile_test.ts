@@ -186,3 +186,20 @@ Deno.test(
     }
   },
 );
+
+Deno.test("decompile_function on x86-32: cdecl stack arguments and PIC strings", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const db = await open(h, "elf_i386_gcc_O2");
+    const dec = async (address: string) =>
+      String((await ok(h.client, "decompile_function", { database: db, address })).code);
+    assert.match(
+      await dec("remcp_op_plus"),
+      /\(uint32_t arg1, uint32_t arg2\)[^]*return arg2 \+ arg1;/,
+    );
+    assert.match(await dec("remcp_apply"), /= \(\(uint64_t \(\*\)\(\)\)arg1\)\(arg2, arg3\);/);
+    assert.match(await dec("remcp_print_strings"), /puts\("Hello, remcp!"\);/);
+  } finally {
+    await h.close();
+  }
+});

@@ -12,7 +12,13 @@ import { type CallingConvention, defaultConvention } from "./abi/conventions.ts"
 import { buildIr } from "./build.ts";
 import { type Expr, type IrFunction, type Term, type Var, varKey } from "./ir.ts";
 import { normalize, reversePostOrder, toSsa } from "./ssa.ts";
-import { dropStackMarker, prepareCalls, trimCalls } from "./passes/calls.ts";
+import {
+  type CallFacts,
+  dropStackMarker,
+  prepareCalls,
+  stackArguments,
+  trimCalls,
+} from "./passes/calls.ts";
 import { propagateOnce, simplifyAll } from "./passes/propagate.ts";
 import { eliminateDeadCode } from "./passes/dead.ts";
 import { type Frame, recoverFrame } from "./passes/stack.ts";
@@ -40,6 +46,8 @@ export interface DecompileInput {
   stringAt?(address: number): string | undefined;
   /** The prototype of the function (or import slot) at `address`: the user's, else built in. */
   prototypeAt?(address: number): Prototype | undefined;
+  /** The register a 32-bit PIC thunk at `address` loads (`ebx` for get_pc_thunk.bx). */
+  pcThunk?(address: number): string | undefined;
   /** What a callee's own code says of its parameters and return value (no prototype known). */
   summaryAt?(address: number): { params: number; returns: boolean } | undefined;
   /** Milliseconds this decompilation may take. */
@@ -89,7 +97,10 @@ export function decompile(input: DecompileInput): Decompiled {
     }
   };
   const cc = defaultConvention(input.bits === 32 ? "x86" : "x86_64", input.format);
-  const built = buildIr(input.fn, input.insns, input.bits, { isNoReturn: input.isNoReturn });
+  const built = buildIr(input.fn, input.insns, input.bits, {
+    isNoReturn: input.isNoReturn,
+    ...(input.pcThunk ? { pcThunk: input.pcThunk } : {}),
+  });
   stage("lift");
   let ir = normalize(built.fn);
   ir = prepareCalls(ir, cc);
@@ -102,7 +113,7 @@ export function decompile(input: DecompileInput): Decompiled {
     }
     return undefined;
   };
-  ir = trimCalls(ir, cc, {
+  const facts: CallFacts = {
     callee: (target) => {
       const p = protoOf(target);
       if (!p) {
@@ -120,7 +131,8 @@ export function decompile(input: DecompileInput): Decompiled {
       const s = input.stringAt?.(address);
       return s === undefined ? undefined : formatArguments(s);
     },
-  });
+  };
+  ir = trimCalls(ir, cc, facts);
   ir = simplifyAll(ir);
   for (let round = 0; round < 64; round++) {
     const r = propagateOnce(ir);
@@ -129,6 +141,7 @@ export function decompile(input: DecompileInput): Decompiled {
     if (now() > deadline) stage("propagate");
   }
   stage("propagate");
+  if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
   ir = dropStackMarker(ir, cc);
   const framed = recoverFrame(ir);
   ir = framed.fn;
