@@ -11,7 +11,7 @@ import { openImage } from "../workers/embedded/formats/open_image.ts";
 import { NameIndex } from "../workers/embedded/names.ts";
 import { CodeView } from "../workers/embedded/code.ts";
 import { analyze } from "../workers/embedded/analysis/analyze.ts";
-import { AnnotationStore } from "../workers/embedded/store/store.ts";
+import { AnnotationStore } from "../workers/shared/store/store.ts";
 import type { EmbeddedDb } from "../workers/embedded/db.ts";
 import { decompiled, DecompilerCache, renderFor } from "../workers/embedded/decompiler/service.ts";
 
