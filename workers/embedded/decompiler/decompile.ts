@@ -19,8 +19,7 @@ import {
   stackArguments,
   trimCalls,
 } from "./passes/calls.ts";
-import { propagateOnce, simplifyAll } from "./passes/propagate.ts";
-import { eliminateDeadCode } from "./passes/dead.ts";
+import { propagate, simplifyAll } from "./passes/propagate.ts";
 import { type Frame, recoverFrame } from "./passes/stack.ts";
 import { leaveSsa } from "./passes/outssa.ts";
 import { coalesce } from "./passes/coalesce.ts";
@@ -133,24 +132,12 @@ export function decompile(input: DecompileInput): Decompiled {
     },
   };
   ir = trimCalls(ir, cc, facts);
-  ir = simplifyAll(ir);
-  for (let round = 0; round < 64; round++) {
-    const r = propagateOnce(ir);
-    ir = eliminateDeadCode(r.fn);
-    if (!r.changed) break;
-    if (now() > deadline) stage("propagate");
-  }
+  ir = propagate(simplifyAll(ir), () => now() > deadline && stage("propagate"));
   stage("propagate");
   if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
   ir = dropStackMarker(ir, cc);
   const framed = recoverFrame(ir);
-  ir = framed.fn;
-  for (let round = 0; round < 64; round++) {
-    const r = propagateOnce(ir);
-    ir = eliminateDeadCode(r.fn);
-    if (!r.changed) break;
-    if (now() > deadline) stage("frame");
-  }
+  ir = propagate(framed.fn, () => now() > deadline && stage("frame"));
   stage("frame");
   ir = switchValues(ir);
   ir = narrowReturns(narrow(ir));
