@@ -19,6 +19,7 @@ import { annotationTools } from "./tools/annotation_tools.ts";
 import { codeTools } from "./tools/code_tools.ts";
 import { CodeView } from "./code.ts";
 import { functionTools } from "./tools/function_tools.ts";
+import { localTools } from "./tools/local_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
@@ -132,6 +133,7 @@ export function createEmbedded(
       ...annotationTools(need),
       ...codeTools(need),
       ...functionTools(need),
+      ...localTools(need),
       ...xrefTools(need),
     ],
     save: () => {
