@@ -102,9 +102,10 @@ async function everyError(client: Client): Promise<void> {
   assert.equal(noTool.error_type, "NotFound");
   assert.match(noTool.error, /no_such_tool/);
 
-  const unsupported = await failure(client, "decompile_function", { database, address: "main" });
-  assert.equal(unsupported.error_type, "Unsupported");
-  assert.match(unsupported.error, /decompil/i);
+  // Unsupported: a tool turned off by configuration (the embedded backend now has every tool).
+  const off = await failure(client, "call", { name: "command", arguments: { command: "i" } });
+  assert.equal(off.error_type, "Unsupported");
+  assert.match(off.error, /--allow-scripts/);
 
   const thrown = await failure(client, "execute", { code: "throw new Error('boom in script')" });
   assert.equal(thrown.error_type, "SandboxError");
