@@ -84,6 +84,11 @@ export class Proc {
     }
   }
 
+  /** Resolves on the next output line or the exit. */
+  changed(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
   /** Waits for a stderr line matching `re` and returns it. */
   async line(re: RegExp, ms?: number): Promise<string> {
     await this.until(() => this.stderr.some((l) => re.test(l)), String(re), ms);
@@ -194,4 +199,25 @@ export async function submit(url: string, args: string[], env: Record<string, st
   const p = remcp(["run", "--nats", url, ...args], env);
   const status = await p.status;
   return { code: status.code, stdout: p.stdout.join("\n"), stderr: p.stderr.join("\n") };
+}
+
+/** Waits until one of `procs` prints a stderr line matching `re`; resolves to that process. */
+export async function firstWith<T extends { proc: Proc }>(
+  procs: T[],
+  re: RegExp,
+  ms = 240_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const hit = procs.find((p) => p.proc.stderr.some((l) => re.test(l)));
+    if (hit) return hit;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`timed out waiting for ${re} from ${procs.length} processes`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      ...procs.map((p) => p.proc.changed()),
+      new Promise((resolve) => timer = setTimeout(resolve, left)),
+    ]);
+    clearTimeout(timer);
+  }
 }

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fixture, runCli } from "./_harness.ts";
-import { natsMissing, remcp, startNats, startNode, submit } from "./_nats.ts";
+import { fixture, repoPath, runCli } from "./_harness.ts";
+import { firstWith, natsMissing, remcp, startNats, startNode, submit } from "./_nats.ts";
 
 const missing = natsMissing();
 if (missing) console.error(`cluster tests skipped: ${missing}`);
@@ -98,3 +98,244 @@ Deno.test(
     }
   },
 );
+
+/** A script that keeps a node busy for about `ms` before returning its file. */
+const busy = (ms: number) => `const t = Date.now(); while (Date.now() - t < ${ms}) {} file`;
+
+Deno.test(
+  "a node killed with -9 mid-job: its job goes to another node and every file has one record",
+  e2e,
+  async () => {
+    const nats = await startNats();
+    const { dir, files } = await binaries(4);
+    const a = await startNode(nats.url);
+    const b = await startNode(nats.url);
+    try {
+      const run = remcp(["run", "--nats", nats.url, "-e", busy(3000), "--ndjson", ...files], {
+        REMCP_STATE_DIR: dir,
+      });
+      await a.proc.line(/started .*sample_/);
+      a.proc.kill("SIGKILL");
+      const status = await run.status;
+      assert.equal(status.code, 0, run.stderr.join("\n"));
+      const recs = records(run.stdout.join("\n"));
+      assert.deepEqual(recs.map((r) => r.file).sort(), files);
+      assert.ok(recs.every((r) => r.ok));
+      // The killed node's job came back to b as a second delivery.
+      assert.ok(b.proc.stderr.some((l) => /delivery 2\)/.test(l)), b.proc.stderr.join("\n"));
+    } finally {
+      await a.cleanup();
+      await b.cleanup();
+      await nats.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "a poison job that kills every node ends as a failed record after N deliveries",
+  e2e,
+  async () => {
+    const nats = await startNats();
+    const { dir, files } = await binaries(1);
+    const nodes = [await startNode(nats.url), await startNode(nats.url), await startNode(nats.url)];
+    try {
+      const run = remcp([
+        "run",
+        "--nats",
+        nats.url,
+        "--max-deliveries",
+        "2",
+        "-e",
+        "while (true) {}",
+        "--json",
+        ...files,
+      ], { REMCP_STATE_DIR: dir });
+      // Play the crash: whichever node starts the job dies, twice.
+      let alive = [...nodes];
+      for (let i = 0; i < 2; i++) {
+        const victim = await firstWith(alive, /started/);
+        victim.proc.kill("SIGKILL");
+        alive = alive.filter((n) => n !== victim);
+      }
+      const status = await run.status;
+      assert.equal(status.code, 1, run.stderr.join("\n"));
+      const [rec] = JSON.parse(run.stdout.join("\n"));
+      assert.equal(rec.ok, false);
+      assert.equal(rec.error.error_type, "WorkerCrashed");
+      assert.match(rec.error.message, /delivered 2 time/);
+    } finally {
+      for (const n of nodes) await n.cleanup();
+      await nats.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "a 50 MB binary travels through the object store; annotations come back with --import-annotations",
+  e2e,
+  async () => {
+    const nats = await startNats();
+    const dir = await Deno.makeTempDir({ prefix: "remcp-test-files-" });
+    const cache = await Deno.makeTempDir({ prefix: "remcp-test-cache-" });
+    const node = await startNode(nats.url, ["--cache", cache]);
+    try {
+      // A real ELF with 50 MB of noise after it: the loaders ignore trailing bytes.
+      const big = join(dir, "big.elf");
+      const elf = await Deno.readFile(fixture("elf_x86_64_gcc_O2"));
+      const bytes = new Uint8Array(elf.length + 50 * 1024 * 1024);
+      bytes.set(elf);
+      for (let i = elf.length; i < bytes.length; i += 65536) {
+        crypto.getRandomValues(bytes.subarray(i, Math.min(i + 65536, bytes.length)));
+      }
+      await Deno.writeFile(big, bytes);
+      const sha = Array.from(
+        new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)),
+        (b) => b.toString(16).padStart(2, "0"),
+      ).join("");
+      const r = await submit(nats.url, [
+        "-e",
+        "const i = await invoke('get_database_info', {}); ({ sha256: i.sha256, size: i.size })",
+        big,
+      ], { REMCP_STATE_DIR: dir });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { sha256: sha, size: bytes.length });
+      assert.equal((await Deno.stat(join(cache, sha))).size, bytes.length);
+
+      const state = await Deno.makeTempDir({ dir });
+      const o0 = fixture("elf_x86_64_gcc_O0");
+      const renamed = await submit(nats.url, [
+        "--import-annotations",
+        "-e",
+        "await invoke('rename', { address: 'remcp_fib', name: 'fib_from_cluster' })",
+        o0,
+      ], { REMCP_STATE_DIR: state });
+      assert.equal(renamed.code, 0, renamed.stderr);
+      assert.match(renamed.stderr, /imported annotations into 1 file\(s\): 1 applied/);
+      const local = await runCli([
+        "-e",
+        "(await invoke('resolve_address', { address: 'fib_from_cluster' })).symbol",
+        o0,
+      ], state);
+      assert.equal(local.code, 0, local.stderr);
+      assert.equal(JSON.parse(local.stdout), "fib_from_cluster");
+    } finally {
+      await node.cleanup();
+      await nats.stop();
+      for (const d of [dir, cache]) await Deno.remove(d, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "Ctrl-C on the submitter removes the jobs not started and says how many ran",
+  e2e,
+  async () => {
+    const nats = await startNats();
+    const { dir, files } = await binaries(6);
+    const node = await startNode(nats.url);
+    try {
+      const run = remcp(["run", "--nats", nats.url, "-e", busy(1500), "--ndjson", ...files], {
+        REMCP_STATE_DIR: dir,
+      });
+      await run.until(() => run.stdout.some((l) => l.startsWith("{")), "a first record");
+      run.kill("SIGINT");
+      const status = await run.status;
+      assert.equal(status.code, 130, run.stderr.join("\n"));
+      const line = run.stderr.find((l) => /cancelled:/.test(l)) ?? "";
+      const m = /cancelled: (\d+) job\(s\) not started.*; (\d+) finished, (\d+) still running/.exec(
+        line,
+      );
+      assert.ok(m, run.stderr.join("\n"));
+      const [notStarted, finished, running] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      assert.ok(notStarted >= 1);
+      assert.equal(notStarted + finished + running, files.length);
+      assert.equal(records(run.stdout.join("\n")).length, finished);
+      // Nothing of that submission is left for the node: it goes idle after its current job.
+      const { connect } = await import("@nats-io/transport-node");
+      const { jetstreamManager } = await import("@nats-io/jetstream");
+      const nc = await connect({ servers: nats.url });
+      try {
+        const info = await (await jetstreamManager(nc)).streams.info("REMCP_JOBS");
+        assert.equal(info.state.messages, 0);
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await node.cleanup();
+      await nats.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "a server that requires credentials refuses a node without them and serves one with them",
+  e2e,
+  async () => {
+    const nats = await startNats({ args: ["--user", "alice", "--pass", "s3cret-pw"] });
+    const { dir, files } = await binaries(1);
+    try {
+      const refused = remcp(["node", "--nats", nats.url]);
+      assert.equal((await refused.status).code, 2);
+      assert.match(refused.stderr.join("\n"), /requires credentials/);
+
+      const creds = ["--user", "alice", "--password", "s3cret-pw"];
+      const node = await startNode(nats.url, creds);
+      try {
+        const r = await submit(nats.url, [...creds, "-e", "file", ...files], {
+          REMCP_STATE_DIR: dir,
+        });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(JSON.parse(r.stdout), files[0]);
+        const anonymous = await submit(nats.url, ["-e", "file", ...files], {
+          REMCP_STATE_DIR: dir,
+        });
+        assert.equal(anonymous.code, 2);
+        assert.match(anonymous.stderr, /requires credentials/);
+      } finally {
+        await node.cleanup();
+      }
+    } finally {
+      await nats.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "remcp node refuses an open remote server and a server without JetStream",
+  e2e,
+  async () => {
+    const remote = remcp(["node", "--nats", "nats://192.0.2.1:4222"]);
+    assert.equal((await remote.status).code, 2);
+    assert.match(remote.stderr.join("\n"), /without authentication.*--allow-insecure/);
+
+    const nats = await startNats({ jetstream: false });
+    try {
+      const node = remcp(["node", "--nats", nats.url]);
+      assert.equal((await node.status).code, 2);
+      assert.match(node.stderr.join("\n"), /JetStream is not enabled.*nats-server -js/);
+    } finally {
+      await nats.stop();
+    }
+  },
+);
+
+Deno.test("deploy/kubernetes/remcp-node.yaml is a Deployment that runs remcp node with credentials", async () => {
+  const { parse } = await import("yaml");
+  const doc = parse(await Deno.readTextFile(repoPath("deploy/kubernetes/remcp-node.yaml")));
+  assert.equal(doc.apiVersion, "apps/v1");
+  assert.equal(doc.kind, "Deployment");
+  assert.deepEqual(doc.spec.selector.matchLabels, doc.spec.template.metadata.labels);
+  const [c] = doc.spec.template.spec.containers;
+  assert.equal(c.args[0], "node");
+  const flag = (name: string) => c.args[c.args.indexOf(name) + 1];
+  assert.match(flag("--nats"), /^nats:\/\//);
+  const creds = flag("--creds");
+  const mounts = c.volumeMounts.map((m: { mountPath: string }) => m.mountPath);
+  assert.ok(mounts.some((m: string) => creds.startsWith(m + "/")), "the creds file is mounted");
+  // The pod gets longer to stop than the node's drain.
+  assert.ok(doc.spec.template.spec.terminationGracePeriodSeconds > Number(flag("--drain")));
+});
