@@ -38,6 +38,9 @@ export function createAnnotationImporter(config: Config): AnnotationImporter {
     if (o.isError) throw new Error(String(o.structuredContent.error));
     const database = String(o.structuredContent.database);
     try {
+      // Names attach to functions the analysis finds: let it finish first.
+      const w = await sup.callTool("wait_for_analysis", { database, timeout: 3600 }, ctx);
+      if (w.isError) throw new Error(String(w.structuredContent.error));
       const r = await sup.callTool("import_annotations", { database, document }, ctx);
       if (r.isError) throw new Error(String(r.structuredContent.error));
       files++;
