@@ -112,6 +112,19 @@ export async function fails(
   return r.sc as { error: string; error_type: string; detail: Record<string, unknown> };
 }
 
+/** The `deno` arguments that run `remcp ARGS…` from the checkout. */
+export function remcpArgs(args: string[]): string[] {
+  return [
+    "run",
+    "-A",
+    "--quiet",
+    "--config",
+    repoPath("deno.json"),
+    repoPath("src/main.ts"),
+    ...args,
+  ];
+}
+
 /** Runs `remcp ARGS…` from the checkout to completion and collects its exit code and output. */
 export async function runRemcpCommand(
   args: string[],
@@ -120,15 +133,7 @@ export async function runRemcpCommand(
   const dir = stateDir ?? await Deno.makeTempDir();
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        repoPath("deno.json"),
-        repoPath("src/main.ts"),
-        ...args,
-      ],
+      args: remcpArgs(args),
       env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
       stdin: "null",
       stdout: "piped",

@@ -2,7 +2,7 @@
  * Cluster test helpers: a real nats-server on loopback (random port, temporary store) and real
  * `remcp node` / `remcp run --nats` processes whose stderr lines tests wait on.
  */
-import { repoPath } from "./_harness.ts";
+import { remcpArgs } from "./_harness.ts";
 
 /** Why cluster tests cannot run here, or undefined when nats-server is on PATH. */
 export function natsMissing(): string | undefined {
@@ -156,15 +156,7 @@ function freePort(): number {
 
 /** `remcp ARGS…` from the checkout, as a process. */
 export function remcp(args: string[], env: Record<string, string> = {}): Proc {
-  return new Proc(Deno.execPath(), [
-    "run",
-    "-A",
-    "--quiet",
-    "--config",
-    repoPath("deno.json"),
-    repoPath("src/main.ts"),
-    ...args,
-  ], { REMCP_LOG_LEVEL: "info", ...env });
+  return new Proc(Deno.execPath(), remcpArgs(args), { REMCP_LOG_LEVEL: "info", ...env });
 }
 
 /** A node on `url` with its own state and temporary folders (`tmp`, checked for leftovers). */

@@ -289,6 +289,12 @@ Deno.test(
         });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(JSON.parse(r.stdout), files[0]);
+        // A record over the server's 1 MiB message limit travels through the object store.
+        const big = await submit(nats.url, [...creds, "-e", "'x'.repeat(1_500_000)", ...files], {
+          REMCP_STATE_DIR: dir,
+        });
+        assert.equal(big.code, 0, big.stderr);
+        assert.equal(JSON.parse(big.stdout).length, 1_500_000);
         const anonymous = await submit(nats.url, ["-e", "file", ...files], {
           REMCP_STATE_DIR: dir,
         });
