@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import { createLogger, stderrSink } from "../log.ts";
+import { resultValue } from "../protocol/results.ts";
 import { createSupervisor } from "../supervisor/create.ts";
 import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
 
@@ -35,17 +36,16 @@ export function createAnnotationImporter(config: Config): AnnotationImporter {
       createLogger("run", stderrSink(config.logLevel, config.logDir, "run")),
     );
     const o = await sup.callTool("open_database", { path }, ctx);
-    if (o.isError) throw new Error(String(o.structuredContent.error));
-    const database = String(o.structuredContent.database);
+    const database = String(resultValue(o, "open_database").database);
     try {
       // Names attach to functions the analysis finds: let it finish first.
       const w = await sup.callTool("wait_for_analysis", { database, timeout: 3600 }, ctx);
-      if (w.isError) throw new Error(String(w.structuredContent.error));
+      resultValue(w, "wait_for_analysis");
       const r = await sup.callTool("import_annotations", { database, document }, ctx);
-      if (r.isError) throw new Error(String(r.structuredContent.error));
+      const counts = resultValue(r, "import_annotations");
       files++;
-      applied += Number(r.structuredContent.applied);
-      skipped += Number(r.structuredContent.skipped);
+      applied += Number(counts.applied);
+      skipped += Number(counts.skipped);
     } finally {
       await sup.callTool("close_database", { database, force: true }, ctx).catch(() => {});
     }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { RemcpError, toErrorPayload } from "../errors.ts";
 import { runScript } from "../meta/run_script.ts";
+import { resultValue } from "../protocol/results.ts";
 import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
 
 /** One file's outcome as printed (the schema a cluster's records are checked against). */
@@ -62,10 +63,9 @@ export async function runFileJob(
         force_new: true,
         ...(job.backend !== undefined ? { backend: job.backend } : {}),
       }, ctx);
-      if (o.isError) throw toRemcp(o.structuredContent);
-      database = String(o.structuredContent.database);
+      database = String(resultValue(o, "open_database").database);
       const w = await sup.callTool("wait_for_analysis", { database, timeout: job.timeoutS }, ctx);
-      if (w.isError) throw toRemcp(w.structuredContent);
+      resultValue(w, "wait_for_analysis");
     }
     const r = await runScript(sup, ctx, {
       code: job.code,
@@ -92,8 +92,8 @@ export async function runFileJob(
     // local run would have kept them in the store.
     if (job.exportAnnotations && database !== undefined) {
       const x = await sup.callTool("export_annotations", { database, format: "json" }, ctx);
-      if (x.isError) throw toRemcp(x.structuredContent);
-      if (Number(x.structuredContent.count) > 0) annotations = String(x.structuredContent.document);
+      const doc = resultValue(x, "export_annotations");
+      if (Number(doc.count) > 0) annotations = String(doc.document);
     }
     return { record, ...(annotations !== undefined ? { annotations } : {}) };
   } catch (err) {
@@ -122,12 +122,4 @@ export function failedRecord(file: string, err: unknown, seconds: number): FileR
 
 function secs(started: number): number {
   return Math.round(performance.now() - started) / 1000;
-}
-
-function toRemcp(sc: Record<string, unknown>): RemcpError {
-  return new RemcpError(
-    (sc.error_type as never) ?? "Internal",
-    String(sc.error ?? "failed"),
-    (sc.detail as Record<string, unknown>) ?? {},
-  );
 }
