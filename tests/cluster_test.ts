@@ -348,3 +348,47 @@ Deno.test("deploy/kubernetes/remcp-node.yaml is a Deployment that runs remcp nod
   // The pod gets longer to stop than the node's drain.
   assert.ok(doc.spec.template.spec.terminationGracePeriodSeconds > Number(flag("--drain")));
 });
+
+Deno.test(
+  "SIGTERM drains a node: a running job finishes, or after --drain goes back to the queue",
+  e2e,
+  async () => {
+    const nats = await startNats();
+    const { dir, files } = await binaries(2);
+    const a = await startNode(nats.url, ["--drain", "0"]);
+    let b: Awaited<ReturnType<typeof startNode>> | undefined;
+    try {
+      // a cannot wait: its job goes back to the queue, and b takes it when it comes.
+      const first = remcp(["run", "--nats", nats.url, "-e", busy(3000), files[0]!], {
+        REMCP_STATE_DIR: dir,
+      });
+      await a.proc.line(/started/);
+      a.proc.kill("SIGTERM");
+      assert.equal((await a.proc.status).code, 0);
+      assert.ok(
+        a.proc.stderr.some((l) => /released .*sample_00/.test(l)),
+        a.proc.stderr.join("\n"),
+      );
+      b = await startNode(nats.url);
+      assert.equal((await first.status).code, 0, first.stderr.join("\n"));
+      assert.equal(JSON.parse(first.stdout.join("\n")), files[0]);
+      assert.ok(b.proc.stderr.some((l) => /sample_00 .*delivery 2\)/.test(l)));
+
+      // b may wait (25 s by default): its running job finishes and is recorded.
+      const second = remcp(["run", "--nats", nats.url, "-e", busy(3000), files[1]!], {
+        REMCP_STATE_DIR: dir,
+      });
+      await b.proc.line(/started .*sample_01/);
+      b.proc.kill("SIGTERM");
+      assert.equal((await second.status).code, 0, second.stderr.join("\n"));
+      assert.equal(JSON.parse(second.stdout.join("\n")), files[1]);
+      assert.equal((await b.proc.status).code, 0);
+      assert.deepEqual(await b.leftovers(), []);
+    } finally {
+      await a.cleanup();
+      await b?.cleanup();
+      await nats.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
