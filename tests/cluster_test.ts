@@ -392,3 +392,80 @@ Deno.test(
     }
   },
 );
+
+/** A CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
+async function makeCerts(dir: string): Promise<boolean> {
+  const steps = [
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem"],
+    ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr"],
+    ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key"],
+  ];
+  await Deno.writeTextFile(join(dir, "ext.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
+  const extra = [
+    ["-days", "1", "-subj", "/CN=remcp-test-ca"],
+    ["-subj", "/CN=localhost"],
+    ["-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "ext.cnf"],
+  ];
+  for (const [i, step] of steps.entries()) {
+    try {
+      const out = await new Deno.Command("openssl", {
+        args: [...step, ...extra[i]!],
+        cwd: dir,
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      if (!out.success) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+Deno.test(
+  "TLS: a node trusts the server through --tls-ca and refuses it without",
+  e2e,
+  async (t) => {
+    const certs = await Deno.makeTempDir({ prefix: "remcp-test-tls-" });
+    try {
+      if (!(await makeCerts(certs))) {
+        console.error("TLS test skipped: openssl cannot make certificates here");
+        return;
+      }
+      const nats = await startNats({
+        args: [
+          "--tls",
+          "--tlscert",
+          join(certs, "server.pem"),
+          "--tlskey",
+          join(certs, "server.key"),
+        ],
+      });
+      // By name: under Deno the client checks an IP-addressed server's certificate against
+    // "localhost" instead of the IP.
+    const url = `tls://localhost:${nats.port}`;
+      const { dir, files } = await binaries(1);
+      try {
+        await t.step("without the CA the connection fails", async () => {
+          const untrusted = remcp(["node", "--nats", url]);
+          assert.equal((await untrusted.status).code, 2);
+          assert.match(untrusted.stderr.join("\n"), /Cannot connect to NATS/);
+        });
+        const ca = ["--tls-ca", join(certs, "ca.pem")];
+        const node = await startNode(url, ca);
+        try {
+          const r = await submit(url, [...ca, "-e", "file", ...files], { REMCP_STATE_DIR: dir });
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(JSON.parse(r.stdout), files[0]);
+        } finally {
+          await node.cleanup();
+        }
+      } finally {
+        await nats.stop();
+        await Deno.remove(dir, { recursive: true });
+      }
+    } finally {
+      await Deno.remove(certs, { recursive: true });
+    }
+  },
+);
