@@ -24,6 +24,7 @@ import { publishResult } from "./results.ts";
 import { type Cluster, openCluster } from "./setup.ts";
 
 const USAGE = "usage: remcp node --nats URL [--jobs N] [--cache DIR] [--lease S] [--drain S]\n" +
+  "  [--backend B] (the default for jobs that name none)\n" +
   "  [--creds FILE | --nkey FILE | --user U --password P | --token T]\n" +
   "  [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--allow-insecure] [--allow-scripts]";
 
