@@ -442,8 +442,8 @@ Deno.test(
         ],
       });
       // By name: under Deno the client checks an IP-addressed server's certificate against
-    // "localhost" instead of the IP.
-    const url = `tls://localhost:${nats.port}`;
+      // "localhost" instead of the IP.
+      const url = `tls://localhost:${nats.port}`;
       const { dir, files } = await binaries(1);
       try {
         await t.step("without the CA the connection fails", async () => {

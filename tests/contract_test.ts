@@ -27,6 +27,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   list_strings: {},
   read_bytes: { address: "main", size: 16 },
   read_data: { address: "main", type: "u32", count: 2 },
+  get_entropy: { address: "main", size: 256 },
   disassemble: { address: "main", count: 5 },
   search_bytes: { pattern: "48 65 6c 6c 6f" },
   search_text: { text: "remcp" },

@@ -7,7 +7,8 @@ import type { Config } from "../config.ts";
 import { createLogger, stderrSink } from "../log.ts";
 import { resultValue } from "../protocol/results.ts";
 import { createSupervisor } from "../supervisor/create.ts";
-import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext } from "../supervisor/host.ts";
+import type { Supervisor } from "../supervisor/supervisor.ts";
 
 /** Queues documents and applies them in order. */
 export interface AnnotationImporter {

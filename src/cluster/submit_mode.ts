@@ -97,7 +97,7 @@ export async function submitMode(config: Config, argv: string[]): Promise<number
     if (finished.has(index)) return; // A redelivered job's second record.
     finished.add(index);
     progress.done(r.file, r.ok);
-    out.emit(r);
+    out.emit(index, r);
     const path = files[index];
     if (importer && annotations !== undefined && path !== undefined) {
       importer.add(path, annotations);
@@ -159,7 +159,13 @@ export async function submitMode(config: Config, argv: string[]): Promise<number
               stats.uploadedBytes += u.size;
             } else stats.present++;
           } catch (err) {
-            record(index, failedRecord(path, err, 0));
+            // As a local run reports an input it cannot open.
+            const e = err instanceof RemcpError ? err : new RemcpError(
+              "OpenFailed",
+              `Cannot read ${path}: ${(err as Error).message}`,
+              { path },
+            );
+            record(index, failedRecord(path, e, 0));
             continue;
           }
         }

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { RemcpError, toErrorPayload } from "../errors.ts";
 import { runScript } from "../meta/run_script.ts";
 import { resultValue } from "../protocol/results.ts";
-import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host } from "../supervisor/host.ts";
 
 /** One file's outcome as printed (the schema a cluster's records are checked against). */
 export const FileResultSchema = z.strictObject({
@@ -48,7 +48,7 @@ export interface FileOutcome {
 
 /** Runs one job; never throws (a failure is a record with `ok: false`). */
 export async function runFileJob(
-  sup: Supervisor,
+  sup: Host,
   ctx: CallContext,
   job: FileJob,
 ): Promise<FileOutcome> {

@@ -1,6 +1,7 @@
 /**
  * Prints `remcp run` records on stdout in the form asked for (NDJSON as they come, one JSON array
- * at the end, or a single file's bare result) and turns them into the exit status. Local and
+ * at the end in input order, or a single file's bare result) and turns them into the exit status:
+ * 0 all succeeded, 1 a script failed, 2 an input could not be opened, 130 cancelled. Local and
  * cluster runs print through this, so their output is the same.
  */
 import type { FileResult } from "./file_job.ts";
@@ -8,7 +9,8 @@ import type { OutputMode } from "./run_args.ts";
 
 /** Collects records and prints them. */
 export interface RecordOutput {
-  emit(r: FileResult): void;
+  /** Prints (NDJSON) or keeps record `r` of input `index`. */
+  emit(index: number, r: FileResult): void;
   /** Prints what waits for the end; resolves to the exit status for `expected` records. */
   finish(expected: number, cancelled: boolean): number;
   readonly count: number;
@@ -16,19 +18,23 @@ export interface RecordOutput {
 
 /** An output for `mode`. */
 export function createRecordOutput(mode: OutputMode): RecordOutput {
-  const results: FileResult[] = [];
+  // Indexed by input position, so --json prints in input order whatever order files finish in.
+  const results: (FileResult | undefined)[] = [];
+  let count = 0;
   return {
-    emit(r) {
-      results.push(r);
+    emit(index, r) {
+      results[index] = r;
+      count++;
       if (mode === "ndjson") console.log(JSON.stringify(r));
     },
     get count() {
-      return results.length;
+      return count;
     },
     finish(expected, cancelled) {
-      if (mode === "json") console.log(JSON.stringify(results, null, 2));
+      const done = results.filter((r) => r !== undefined);
+      if (mode === "json") console.log(JSON.stringify(done, null, 2));
       if (mode === "single") {
-        const r = results[0];
+        const r = done[0];
         if (r?.logs) {
           Deno.stderr.writeSync(
             new TextEncoder().encode(r.logs.endsWith("\n") ? r.logs : r.logs + "\n"),
@@ -38,7 +44,8 @@ export function createRecordOutput(mode: OutputMode): RecordOutput {
         else if (r) console.error(`remcp run: ${r.error?.error_type}: ${r.error?.message}`);
       }
       if (cancelled) return 130;
-      return results.every((r) => r.ok) && results.length === expected ? 0 : 1;
+      if (done.some((r) => r.error?.error_type === "OpenFailed")) return 2;
+      return done.every((r) => r.ok) && done.length === expected ? 0 : 1;
     },
   };
 }

@@ -80,14 +80,6 @@ export async function checkRunArgs(
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) return "--jobs takes 1 to 256";
   const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
   if (!(timeoutS > 0 && timeoutS <= 86_400)) return "--timeout takes seconds, > 0";
-  for (const f of files) {
-    try {
-      const st = await Deno.stat(f);
-      if (!st.isFile) return `${f} is not a file`;
-    } catch (err) {
-      return `cannot read ${f}: ${(err as Error).message}`;
-    }
-  }
   return {
     code,
     scriptName,

@@ -1,8 +1,11 @@
 /**
  * `remcp run SCRIPT.js [FILES…]`: runs an execute script over files from the shell, with no MCP
  * client: the supervisor's pool and sandbox run in-process. Results go to stdout (one JSON value,
- * NDJSON or a JSON array), progress to stderr. Exit 0 when every file succeeded, 1 when any
- * script failed, 2 for bad usage. With `--nats URL` the files run on a cluster instead.
+ * NDJSON in the order files finish, or a JSON array in input order), progress to stderr. An input
+ * that cannot be opened (missing, unreadable, not a regular file, not a binary) gets its own
+ * `OpenFailed` record and the rest of the batch runs. Exit 0 when every file succeeded, 1 when a
+ * script failed, 2 for bad usage or when an input could not be opened. With `--nats URL` the
+ * files run on a cluster instead.
  */
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
@@ -38,7 +41,9 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
   };
   const log = createLogger("run", stderrSink(cfg.logLevel, cfg.logDir, "run"));
-  const sup = createSupervisor(cfg, log);
+  const sup = createSupervisor(cfg, log, {
+    noDatabaseHint: "name the files after the script (remcp run SCRIPT.js FILES…)",
+  });
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   Deno.addSignalListener("SIGINT", onSigint);
@@ -54,7 +59,8 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !abort.signal.aborted) {
-      const file = queue[next++];
+      const index = next++;
+      const file = queue[index];
       progress.start(file ?? a.scriptName);
       const { record } = await runFileJob(sup, {
         session: `run-${crypto.randomUUID().slice(0, 8)}`,
@@ -63,7 +69,7 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
         via: "client",
       }, { code: a.code, path: file, label: file ?? a.scriptName, timeoutS: a.timeoutS });
       progress.done(record.file, record.ok);
-      if (!abort.signal.aborted || record.ok) out.emit(record);
+      if (!abort.signal.aborted || record.ok) out.emit(index, record);
     }
   };
   try {

@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import { RemcpError, toErrorPayload } from "../../src/errors.ts";
 import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
-import type { BackendEnv } from "../backends.ts";
+import type { BackendEnv } from "../backend.ts";
 import type { EmbeddedDb } from "./db.ts";
 import { openImage } from "./formats/open_image.ts";
 import type { OpenOptions } from "./formats/image.ts";
@@ -25,7 +25,7 @@ import type { Analysis } from "./analysis/analysis.ts";
 import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
 import { ANALYSIS_VERSION } from "./analysis/types.ts";
 import { fnName } from "./db.ts";
-import { AnnotationStore } from "./store/store.ts";
+import { AnnotationStore } from "../shared/store/store.ts";
 import { join } from "node:path";
 
 /** Opens `path` with the embedded engine; returns at once, loading continues in the background. */

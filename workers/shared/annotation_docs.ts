@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { RemcpError } from "../../src/errors.ts";
 import { hex } from "../../src/protocol/paging.ts";
-import type { AnnotationKind, AnnotationStore, Change } from "../embedded/store/store.ts";
+import type { AnnotationKind, AnnotationStore, Change } from "./store/store.ts";
 import { quoteArg } from "../rizin/quote.ts";
 import { base64 } from "../rizin/replay.ts";
 

@@ -3,7 +3,7 @@ import * as spec from "../../../src/protocol/catalog/annotations.ts";
 import { hex, pageOf, paginate } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { type DbAccess, type EmbeddedDb, labelOf, resolveMapped } from "../db.ts";
-import type { AnnotationKind } from "../store/store.ts";
+import type { AnnotationKind } from "../../shared/store/store.ts";
 import {
   changeRow,
   changesPage,
