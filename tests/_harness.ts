@@ -34,15 +34,7 @@ export async function startRemcp(
   const stateDir = opts.stateDir ?? await Deno.makeTempDir({ prefix: "remcp-test-state-" });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      repoPath("deno.json"),
-      repoPath("src/main.ts"),
-      ...(opts.args ?? []),
-    ],
+    args: remcpArgs(opts.args ?? []),
     env: {
       ...Deno.env.toObject(),
       REMCP_STATE_DIR: stateDir,
