@@ -292,6 +292,9 @@ Deno.test(
         });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(JSON.parse(r.stdout), files[0]);
+        // Both sides say what bounds the run before it starts.
+        assert.match(r.stderr, /JetStream storage .* jobs stream .* file store .* message max/);
+        assert.ok(node.proc.stderr.some((l) => /connected to .*JetStream storage/.test(l)));
         // A record over the server's 1 MiB message limit travels through the object store.
         const big = await submit(nats.url, [...creds, "-e", "'x'.repeat(1_500_000)", ...files], {
           REMCP_STATE_DIR: dir,
