@@ -33,6 +33,8 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   search_text: { text: "remcp" },
   search_immediate: { value: 10 },
   rename: { address: "remcp_fib", name: "contract_fib" },
+  rename_local: { function: "main", variable: "arg1", name: "argc" },
+  set_local_type: { function: "main", variable: "arg1", type: "int" },
   set_comment: { address: "main", comment: "contract" },
   list_comments: {},
   set_function_prototype: { address: "main", prototype: "int main(int argc, char **argv)" },

@@ -19,6 +19,7 @@ import { annotationTools } from "./tools/annotation_tools.ts";
 import { codeTools } from "./tools/code_tools.ts";
 import { CodeView } from "./code.ts";
 import { functionTools } from "./tools/function_tools.ts";
+import { localTools } from "./tools/local_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
@@ -81,9 +82,12 @@ export function createEmbedded(
       // The file is open: an analysis that fails or overruns leaves the format, data and
       // disassembly tools working and says so, instead of failing the open.
       const budget = AbortSignal.timeout(env.config.analysisTimeoutS * 1000);
+      // The deadline is also checked inside long synchronous stretches, where the signal's
+      // timer cannot fire.
+      const deadline = performance.now() + env.config.analysisTimeoutS * 1000;
       try {
-        const { analysis, cached } = await loadOrAnalyze(db, budget, (progress, message) => {
-          status = { state: "analysing", progress, message };
+        const { analysis, cached } = await loadOrAnalyze(db, budget, deadline, (p, message) => {
+          status = { state: "analysing", progress: p, message };
         });
         db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
         attachAnalysis(db, analysis);
@@ -92,7 +96,7 @@ export function createEmbedded(
           seconds: seconds(),
         });
       } catch (err) {
-        const why = budget.aborted
+        const why = budget.aborted || (err instanceof Error && err.name === "TimeoutError")
           ? `it did not finish within REMCP_ANALYSIS_TIMEOUT (${env.config.analysisTimeoutS} s)`
           : `it failed: ${err instanceof Error ? err.message : String(err)}`;
         db.analysisError = `Analysis of ${db.name} stopped because ${why}; format, data, search ` +
@@ -129,6 +133,7 @@ export function createEmbedded(
       ...annotationTools(need),
       ...codeTools(need),
       ...functionTools(need),
+      ...localTools(need),
       ...xrefTools(need),
     ],
     save: () => {
@@ -195,6 +200,7 @@ const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
 async function loadOrAnalyze(
   db: EmbeddedDb,
   signal: AbortSignal,
+  deadline: number,
   onProgress: (fraction: number, message: string) => void,
 ): Promise<{ analysis: Analysis; cached: boolean }> {
   const cached = db.store.loadCache(CACHE_KEY);
@@ -210,6 +216,7 @@ async function loadOrAnalyze(
   const analysis = await analyze(db.image, decoder, {
     onProgress,
     signal,
+    deadline,
     ...(thumbDecoder ? { thumbDecoder } : {}),
   });
   try {

@@ -28,6 +28,8 @@ export function applyToIndexes(
   value: string | null,
 ) {
   if (kind === "name") d.names.setUserName(address, value ?? undefined);
+  // A prototype changes how the function and its callers decompile.
+  if (kind === "prototype") d.decompiler?.invalidate();
 }
 
 /** The annotation tools over `db`. */
@@ -69,6 +71,7 @@ export function annotationTools(db: DbAccess): ToolImpl[] {
       const proto = args.prototype.trim();
       checkPrototype(proto);
       const c = d.store.set("prototype", address, proto === "" ? null : proto);
+      applyToIndexes(d, "prototype", address, c.new);
       return { address: hex(address), old_prototype: c.old, new_prototype: c.new };
     }),
     impl(spec.addBookmark, (args) => {
