@@ -15,6 +15,7 @@ const BENCHES = [
   "sandbox_hop",
   "sandbox_start",
   "fuzz",
+  "cluster",
 ];
 /** Extra `deno run` flags a benchmark needs. */
 const FLAGS: Record<string, string[]> = { sandbox_hop: ["--unstable-worker-options"] };

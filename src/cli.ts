@@ -3,11 +3,21 @@
  */
 import { parseArgs } from "node:util";
 import { type Config, ENV_VARS, loadConfig, VERSION } from "./config.ts";
+import { NATS_HELP } from "./cluster/flags.ts";
 
 /** The modes remcp runs in. */
-export const MODES = ["stdio", "serve", "proxy", "stop", "run", "worker", "sandbox"] as const;
+export const MODES = [
+  "stdio",
+  "serve",
+  "proxy",
+  "stop",
+  "run",
+  "node",
+  "worker",
+  "sandbox",
+] as const;
 /** The modes a person types (the others are started by remcp itself). */
-const PUBLIC_MODES = ["stdio", "serve", "proxy", "stop", "run"] as const;
+const PUBLIC_MODES = ["stdio", "serve", "proxy", "stop", "run", "node"] as const;
 /** One of {@link MODES}. */
 export type Mode = typeof MODES[number];
 
@@ -32,6 +42,7 @@ export function helpText(): string {
     "  proxy             bridge stdio to the daemon, starting one if needed",
     "  stop              stop the running daemon",
     "  run SCRIPT FILES  run an execute script over files from the shell",
+    "  node --nats URL   a worker host of a cluster: runs `remcp run --nats` jobs",
     "  worker            (internal) one database's worker",
     "  sandbox           (internal) a script sandbox process",
     "",
@@ -54,6 +65,11 @@ export function helpText(): string {
     "run flags: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]",
     "  --jobs N          files in parallel (default: CPUs)   --timeout S   per file (600)",
     "  --json | --ndjson output form (several files: NDJSON)  --quiet       no progress",
+    "",
+    "cluster flags: remcp run --nats URL SCRIPT.js FILES… | remcp node --nats URL",
+    "  run:  --max-deliveries N  poison job after N deliveries (3)  --import-annotations",
+    "  node: --jobs N (1)  --cache DIR  --lease S (30)  --drain S (25)",
+    ...NATS_HELP,
     "",
     "Environment:",
     ...vars,
@@ -84,7 +100,8 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         root: { type: "string" },
       },
       allowPositionals: true,
-      strict: mode !== "run" && mode !== "serve" && mode !== "proxy" && mode !== "stop",
+      strict: mode !== "run" && mode !== "node" && mode !== "serve" && mode !== "proxy" &&
+        mode !== "stop",
     });
   } catch (err) {
     return { kind: "error", text: `${(err as Error).message}\n\n${helpText()}` };

@@ -47,6 +47,10 @@ export async function main(args: string[]): Promise<number> {
       const { stopMode } = await import("./daemon/stop.ts");
       return await stopMode(cmd.config);
     }
+    case "node": {
+      const { nodeMode } = await import("./cluster/node_mode.ts");
+      return await nodeMode(cmd.config, cmd.rest);
+    }
     default:
       console.error(`remcp ${cmd.mode} is not available in this version yet`);
       return 2;

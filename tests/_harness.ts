@@ -34,15 +34,7 @@ export async function startRemcp(
   const stateDir = opts.stateDir ?? await Deno.makeTempDir({ prefix: "remcp-test-state-" });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      repoPath("deno.json"),
-      repoPath("src/main.ts"),
-      ...(opts.args ?? []),
-    ],
+    args: remcpArgs(opts.args ?? []),
     env: {
       ...Deno.env.toObject(),
       REMCP_STATE_DIR: stateDir,
@@ -114,6 +106,19 @@ export async function fails(
   return r.sc as { error: string; error_type: string; detail: Record<string, unknown> };
 }
 
+/** The `deno` arguments that run `remcp ARGS…` from the checkout. */
+export function remcpArgs(args: string[]): string[] {
+  return [
+    "run",
+    "-A",
+    "--quiet",
+    "--config",
+    repoPath("deno.json"),
+    repoPath("src/main.ts"),
+    ...args,
+  ];
+}
+
 /** Runs `remcp ARGS…` from the checkout to completion and collects its exit code and output. */
 export async function runRemcpCommand(
   args: string[],
@@ -122,15 +127,7 @@ export async function runRemcpCommand(
   const dir = stateDir ?? await Deno.makeTempDir();
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        repoPath("deno.json"),
-        repoPath("src/main.ts"),
-        ...args,
-      ],
+      args: remcpArgs(args),
       env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
       stdin: "null",
       stdout: "piped",

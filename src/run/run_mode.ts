@@ -4,83 +4,40 @@
  * NDJSON in the order files finish, or a JSON array in input order), progress to stderr. An input
  * that cannot be opened (missing, unreadable, not a regular file, not a binary) gets its own
  * `OpenFailed` record and the rest of the batch runs. Exit 0 when every file succeeded, 1 when a
- * script failed, 2 for bad usage or when an input could not be opened.
+ * script failed, 2 for bad usage or when an input could not be opened. With `--nats URL` the
+ * files run on a cluster instead.
  */
 import { parseArgs } from "node:util";
-import { availableParallelism } from "node:os";
 import type { Config } from "../config.ts";
-import { RemcpError, toErrorPayload } from "../errors.ts";
 import { createLogger, stderrSink } from "../log.ts";
-import { runScript } from "../meta/run_script.ts";
-import { resultValue } from "../protocol/results.ts";
 import { createSupervisor } from "../supervisor/create.ts";
-import type { CallContext } from "../supervisor/host.ts";
+import { runFileJob } from "./file_job.ts";
 import { createProgress, stderrProgressSink } from "./progress.ts";
-
-/** One file's outcome as printed. */
-export interface FileResult {
-  file: string;
-  ok: boolean;
-  result?: unknown;
-  error?: { error_type: string; message: string; detail?: Record<string, unknown> };
-  logs?: string;
-  seconds: number;
-}
-
-const USAGE = "usage: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]\n" +
-  "  [--backend B] [--jobs N] [--timeout S] [--json | --ndjson] [--quiet] [--allow-write]";
+import { createRecordOutput } from "./records.ts";
+import { checkRunArgs, RUN_OPTIONS, RUN_USAGE } from "./run_args.ts";
 
 /** Runs the mode; resolves to the exit status. */
 export async function runMode(config: Config, argv: string[]): Promise<number> {
+  if (argv.some((a) => a === "--nats" || a.startsWith("--nats="))) {
+    const { submitMode } = await import("../cluster/submit_mode.ts");
+    return await submitMode(config, argv);
+  }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        e: { type: "string", short: "e" },
-        backend: { type: "string" },
-        jobs: { type: "string" },
-        timeout: { type: "string" },
-        json: { type: "boolean" },
-        ndjson: { type: "boolean" },
-        quiet: { type: "boolean", short: "q" },
-        "allow-write": { type: "boolean" },
-        "allow-scripts": { type: "boolean" },
-      },
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
   } catch (err) {
     return usage((err as Error).message);
   }
-  const v = parsed.values;
-  const positionals = [...parsed.positionals];
-  let code: string;
-  let scriptName: string;
-  if (v.e !== undefined) {
-    code = v.e;
-    scriptName = "-e";
-  } else {
-    const script = positionals.shift();
-    if (!script) return usage("missing SCRIPT.js (or -e CODE)");
-    try {
-      code = await Deno.readTextFile(script);
-    } catch (err) {
-      return usage(`cannot read script ${script}: ${(err as Error).message}`);
-    }
-    scriptName = script;
-  }
-  if (v.json && v.ndjson) return usage("--json and --ndjson exclude each other");
-  const jobs = v.jobs !== undefined ? Number(v.jobs) : availableParallelism();
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) return usage("--jobs takes 1 to 256");
-  const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
-  if (!(timeoutS > 0 && timeoutS <= 86_400)) return usage("--timeout takes seconds, > 0");
+  const a = await checkRunArgs(parsed.values, parsed.positionals);
+  if (typeof a === "string") return usage(a);
+
   const cfg: Config = {
     ...config,
-    ...(v.backend ? { defaultBackend: v.backend } : {}),
-    ...(v["allow-write"] ? { allowWrite: true } : {}),
-    ...(v["allow-scripts"] ? { allowScripts: true } : {}),
+    ...(a.backend ? { defaultBackend: a.backend } : {}),
+    ...(a.allowWrite ? { allowWrite: true } : {}),
+    ...(a.allowScripts ? { allowScripts: true } : {}),
     // The pool holds one worker per running file.
-    maxWorkers: Math.max(config.maxWorkers, jobs),
+    maxWorkers: Math.max(config.maxWorkers, a.jobs),
     logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
   };
   const log = createLogger("run", stderrSink(cfg.logLevel, cfg.logDir, "run"));
@@ -92,113 +49,41 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   Deno.addSignalListener("SIGINT", onSigint);
   Deno.addSignalListener("SIGTERM", onSigint);
 
-  const mode = v.json ? "json" : v.ndjson || positionals.length > 1 ? "ndjson" : "single";
   const progress = createProgress(
-    Math.max(positionals.length, 1),
+    Math.max(a.files.length, 1),
     stderrProgressSink,
-    !!v.quiet || mode === "single",
+    a.quiet || a.output === "single",
   );
-  // Indexed by input position, so --json prints in input order whatever order files finish in.
-  const results: (FileResult | undefined)[] = [];
-  const emit = (index: number, r: FileResult) => {
-    results[index] = r;
-    if (mode === "ndjson") console.log(JSON.stringify(r));
-  };
-  const ctxFor = (session: string): CallContext => ({
-    session,
-    signal: abort.signal,
-    progress: () => {},
-    via: "client",
-  });
-
-  const one = async (file: string | undefined): Promise<FileResult> => {
-    const started = performance.now();
-    const ctx = ctxFor(`run-${crypto.randomUUID().slice(0, 8)}`);
-    const label = file ?? scriptName;
-    let database: string | undefined;
-    try {
-      if (file !== undefined) {
-        const o = await sup.callTool("open_database", { path: file, force_new: true }, ctx);
-        database = String(resultValue(o, "open_database").database);
-        const w = await sup.callTool("wait_for_analysis", { database, timeout: timeoutS }, ctx);
-        resultValue(w, "wait_for_analysis");
-      }
-      const r = await runScript(sup, ctx, {
-        code,
-        database,
-        timeoutMs: timeoutS * 1000,
-        ...(file !== undefined ? { globals: { file } } : {}),
-      });
-      return {
-        file: label,
-        ok: true,
-        result: r.result ?? null,
-        ...(r.logs ? { logs: r.logs } : {}),
-        seconds: secs(started),
-      };
-    } catch (err) {
-      const p = toErrorPayload(
-        abort.signal.aborted ? new RemcpError("Cancelled", "Interrupted", {}) : err,
-      );
-      return {
-        file: label,
-        ok: false,
-        error: {
-          error_type: p.error_type,
-          message: p.error,
-          ...(Object.keys(p.detail).length ? { detail: p.detail } : {}),
-        },
-        seconds: secs(started),
-      };
-    } finally {
-      if (database !== undefined) {
-        await sup.callTool("close_database", { database, force: true }, ctx).catch(() => {});
-      }
-    }
-  };
-
-  const queue: (string | undefined)[] = positionals.length > 0 ? positionals : [undefined];
+  const out = createRecordOutput(a.output);
+  const queue: (string | undefined)[] = a.files.length > 0 ? a.files : [undefined];
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !abort.signal.aborted) {
       const index = next++;
       const file = queue[index];
-      progress.start(file ?? scriptName);
-      const r = await one(file);
-      progress.done(r.file, r.ok);
-      if (!abort.signal.aborted || r.ok) emit(index, r);
+      progress.start(file ?? a.scriptName);
+      const { record } = await runFileJob(sup, {
+        session: `run-${crypto.randomUUID().slice(0, 8)}`,
+        signal: abort.signal,
+        progress: () => {},
+        via: "client",
+      }, { code: a.code, path: file, label: file ?? a.scriptName, timeoutS: a.timeoutS });
+      progress.done(record.file, record.ok);
+      if (!abort.signal.aborted || record.ok) out.emit(index, record);
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(a.jobs, queue.length) }, worker));
   } finally {
     progress.finish();
     Deno.removeSignalListener("SIGINT", onSigint);
     Deno.removeSignalListener("SIGTERM", onSigint);
     await sup.shutdown();
   }
-  const done = results.filter((r) => r !== undefined);
-  if (mode === "json") console.log(JSON.stringify(done, null, 2));
-  if (mode === "single") {
-    const r = done[0];
-    if (r?.logs) {
-      Deno.stderr.writeSync(
-        new TextEncoder().encode(r.logs.endsWith("\n") ? r.logs : r.logs + "\n"),
-      );
-    }
-    if (r?.ok) console.log(JSON.stringify(r.result, null, 2));
-    else if (r) console.error(`remcp run: ${r.error?.error_type}: ${r.error?.message}`);
-  }
-  if (abort.signal.aborted) return 130;
-  if (done.some((r) => r.error?.error_type === "OpenFailed")) return 2;
-  return done.every((r) => r.ok) && done.length === queue.length ? 0 : 1;
-}
-
-function secs(started: number): number {
-  return Math.round(performance.now() - started) / 1000;
+  return out.finish(queue.length, abort.signal.aborted);
 }
 
 function usage(message: string): number {
-  console.error(`remcp run: ${message}\n${USAGE}`);
+  console.error(`remcp run: ${message}\n${RUN_USAGE}`);
   return 2;
 }
