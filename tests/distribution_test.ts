@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath } from "node:url";
-import { fixture, ok, repoPath } from "./_harness.ts";
+import { fails, fixture, ok, repoPath } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -217,7 +217,7 @@ const pythonMissing = await noPython();
 if (pythonMissing) console.log(`skipping "bundle carries the Python worker": ${pythonMissing}`);
 
 Deno.test({
-  name: "bundle carries the Python worker scripts and writes them out on first use",
+  name: "bundle probes the Python engines and never carries the test engine",
   ignore: pythonMissing !== undefined,
   ...e2e,
   async fn() {
@@ -229,19 +229,28 @@ Deno.test({
     const cwd = fileURLToPath(new URL(".", `file://${path}`));
     const s = await connect(Deno.execPath(), ["run", "-A", "remcp.js"], env, cwd);
     try {
-      const file = fixture("elf_x86_64_gcc_O0");
-      await ok(s.client, "open_database", { path: file, backend: "pytest-echo" });
-      await ok(s.client, "wait_for_analysis", {});
-      const info = await ok(s.client, "get_database_info", {});
-      assert.equal(info.backend, "pytest-echo");
-      assert.equal(info.path, file);
+      const listed = (await ok(s.client, "list_backends")).items as {
+        name: string;
+        available: boolean;
+        reason?: string;
+      }[];
+      // The probe script travels inside the bundle: each Python engine says why it is missing.
+      for (const name of ["ghidra", "ida", "binja"]) {
+        const b = listed.find((x) => x.name === name);
+        assert.ok(b && (b.available || (b.reason ?? "").length > 20), `${name}: ${b?.reason}`);
+      }
+      // Test scaffolding exists only in a source checkout, whatever the environment says.
+      assert.ok(!listed.some((b) => b.name === "pytest-echo"), "no test engine in the bundle");
+      const refused = await fails(s.client, "open_database", {
+        path: fixture("elf_x86_64_gcc_O0"),
+        backend: "pytest-echo",
+      });
+      assert.ok(["InvalidArgument", "Unsupported"].includes(refused.error_type), refused.error);
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- server stderr ---\n${s.stderr()}`);
     } finally {
       await s.close();
     }
-    const written = await listTree(`${env.REMCP_STATE_DIR}/python`);
-    assert.ok(written.some((n) => n.endsWith("/remcp_worker.py")), `scripts written: ${written}`);
   },
 });
 

@@ -32,19 +32,27 @@ export const TEST_BACKEND = "pytest-echo";
  * is not among the shipped scripts, so a bundle or an executable never carries it.
  */
 function testScripts(env: Record<string, string | undefined>): Record<string, string> {
-  if (!testBackendEnabled(env)) return {};
+  const text = testBackendEnabled(env) ? testEngineSource() : undefined;
+  return text === undefined ? {} : { "remcp/engines/pytest_echo.py": text };
+}
+
+/** The test engine's source, read from a checkout; undefined in a bundle or an executable. */
+function testEngineSource(): string | undefined {
   const source = new URL("../../workers/python/tests/pytest_echo.py", import.meta.url);
-  if (source.protocol !== "file:") return {};
+  if (source.protocol !== "file:") return undefined;
   try {
-    return { "remcp/engines/pytest_echo.py": Deno.readTextFileSync(source) };
+    return Deno.readTextFileSync(source);
   } catch {
-    return {};
+    return undefined;
   }
 }
 
-/** Whether the environment enables {@link TEST_BACKEND}. */
+/**
+ * Whether the environment enables {@link TEST_BACKEND} and this copy of remcp can run it (only a
+ * source checkout has the test engine).
+ */
 export function testBackendEnabled(env: Record<string, string | undefined>): boolean {
-  return env.REMCP_ENABLE_TEST_BACKEND === "1";
+  return env.REMCP_ENABLE_TEST_BACKEND === "1" && testEngineSource() !== undefined;
 }
 
 /** Whether `backend` runs as a Python worker. */
