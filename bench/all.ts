@@ -11,6 +11,7 @@ const BENCHES = [
   "startup",
   "daemon_load",
   "run_batch",
+  "decompile",
 ];
 
 const wanted = Deno.args.length > 0 ? Deno.args : BENCHES;

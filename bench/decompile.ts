@@ -44,6 +44,12 @@ function fmt(n: number, digits = 1): string {
   return Number.isNaN(n) ? "-" : n.toFixed(digits);
 }
 
+/** Median of `ms` over median of the reference, as "12.3×". */
+function ratio(ms: readonly number[], reference: readonly number[]): string {
+  const r = quantile(ms, 0.5) / quantile(reference, 0.5);
+  return Number.isFinite(r) ? `${r.toFixed(1)}×` : "-";
+}
+
 function reasonOf(o: FunctionOutcome): string {
   const d = o.detail.replace(/0x[0-9a-f]+/gi, "0x…").replace(/\d+/g, "N").slice(0, 110);
   return `${o.stage}: ${d}`;
@@ -61,8 +67,8 @@ async function differential(
     show: string | undefined;
   },
 ): Promise<Record<string, FunctionOutcome[]>> {
-  let sigs = await loadCorpus();
-  if (args.only) sigs = sigs.filter((s) => args.only!.includes(s.name));
+  const corpus = await loadCorpus();
+  const sigs = args.only ? corpus.filter((s) => args.only!.includes(s.name)) : corpus;
   const tmp = args.keep ?? await Deno.makeTempDir({ prefix: "remcp_bench_decompile_" });
   const all: Record<string, FunctionOutcome[]> = {};
   const rows: string[][] = [];
@@ -77,7 +83,7 @@ async function differential(
       for (const opt of args.opts) {
         const label = `${cc} -${opt}`;
         const t0 = performance.now();
-        const build = await buildCorpus(cc, `-${opt}`, `${tmp}/${cc}_${opt}`, sigs);
+        const build = await buildCorpus(cc, `-${opt}`, `${tmp}/${cc}_${opt}`, corpus);
         const outcomes = await runDifferential(build, sigs, decompiler, { trials: args.trials });
         all[label] = outcomes;
         const s = summarize(outcomes);
@@ -91,6 +97,7 @@ async function differential(
           fmt(mean(s.lines)),
           fmt(quantile(s.ms, 0.5), 2),
           fmt(quantile(s.ms, 0.99), 2),
+          ratio(s.ms, s.disasmMs),
           fmt((performance.now() - t0) / 1000, 0),
         ]);
         for (const o of outcomes) if (o.stage !== "equivalent") reasons.push(reasonOf(o));
@@ -120,10 +127,14 @@ async function differential(
       "lines/fn",
       "median ms",
       "p99 ms",
+      "× disasm",
       "wall s",
     ],
     rows,
   ));
+  console.log(
+    "× disasm: median decompile_function ms over median disassemble_function ms, same functions",
+  );
   if (reasons.length > 0) {
     console.log("\nMost frequent reasons a function is not equivalent (all builds):");
     for (const line of topCounts(reasons, 15)) console.log(`  ${line}`);
@@ -144,7 +155,8 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
   const out: Record<string, unknown>[] = [];
   const reasons: string[] = [];
   for (const file of files) {
-    const addresses = await listFunctions(file);
+    const stateDir = await Deno.makeTempDir({ prefix: "remcp_bench_coverage_" });
+    const addresses = await listFunctions(file, { stateDir });
     // A sample evenly spread over the address space when the binary has more functions.
     const step = Math.max(1, addresses.length / max);
     const sample: string[] = [];
@@ -152,7 +164,8 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       sample.push(addresses[Math.floor(i)]!);
     }
     const t0 = performance.now();
-    const { results } = await decompileAll(file, sample, { budgetS });
+    const { results } = await decompileAll(file, sample, { budgetS, stateDir });
+    await Deno.remove(stateDir, { recursive: true });
     const ok = results.filter((r) => r.ok && typeof r.result?.code === "string");
     const shapes = ok.map((r) => shapeOf(r.result!.code as string));
     const clean = shapes.filter((s) => s.asmIntrinsics === 0).length;
@@ -173,6 +186,7 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       fmt(mean(shapes.map((s) => s.lines))),
       fmt(quantile(ms, 0.5), 2),
       fmt(quantile(ms, 0.99), 2),
+      ratio(ms, results.flatMap((r) => r.disasmMs !== undefined ? [r.disasmMs] : [])),
       fmt((performance.now() - t0) / 1000, 0),
     ]);
     out.push({ file, functions: addresses.length, sampled: sample.length, ok: ok.length, clean });
@@ -188,6 +202,7 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       "lines/fn",
       "median ms",
       "p99 ms",
+      "× disasm",
       "wall s",
     ],
     rows,

@@ -24,6 +24,8 @@ export interface CorpusBuild {
   objects: string[];
   binary: string;
   stripped: string;
+  /** Every corpus function in the binary. */
+  sigs: readonly Signature[];
   /** Start address of each corpus function, from the unstripped symbols. */
   addresses: Map<string, number>;
 }
@@ -55,6 +57,25 @@ export async function haveCompiler(cc: string): Promise<boolean> {
   return (await sh(cc, ["--version"])).ok;
 }
 
+/** Compiles the corpus files that define `sigs` with `cc` at `opt`; returns the objects. */
+export async function compileCorpus(
+  cc: string,
+  opt: string,
+  dir: string,
+  sigs: readonly Signature[],
+): Promise<string[]> {
+  await Deno.mkdir(dir, { recursive: true });
+  const corpus = fileURLToPath(CORPUS_DIR);
+  const objects: string[] = [];
+  for (const f of new Set(sigs.map((s) => s.file))) {
+    const obj = `${dir}/${f.replace(/\.c$/, ".o")}`;
+    const r = await sh(cc, [opt, ...CORPUS_FLAGS, "-c", "-o", obj, `${corpus}/${f}`]);
+    if (!r.ok) throw new Error(`${cc} ${opt} ${f} failed:\n${r.out}`);
+    objects.push(obj);
+  }
+  return objects;
+}
+
 /** Compiles and links the corpus files of `sigs` with `cc` at `opt` into `dir`. */
 export async function buildCorpus(
   cc: string,
@@ -62,16 +83,7 @@ export async function buildCorpus(
   dir: string,
   sigs: readonly Signature[],
 ): Promise<CorpusBuild> {
-  await Deno.mkdir(dir, { recursive: true });
-  const corpus = fileURLToPath(CORPUS_DIR);
-  const files = [...new Set(sigs.map((s) => s.file))];
-  const objects: string[] = [];
-  for (const f of files) {
-    const obj = `${dir}/${f.replace(/\.c$/, ".o")}`;
-    const r = await sh(cc, [opt, ...CORPUS_FLAGS, "-c", "-o", obj, `${corpus}/${f}`]);
-    if (!r.ok) throw new Error(`${cc} ${opt} ${f} failed:\n${r.out}`);
-    objects.push(obj);
-  }
+  const objects = await compileCorpus(cc, opt, dir, sigs);
   const main = `${dir}/corpus_main.c`;
   await Deno.writeTextFile(main, "int main(void) { return 0; }\n");
   const binary = `${dir}/corpus`;
@@ -90,7 +102,7 @@ export async function buildCorpus(
   const strip = await sh("strip", ["-o", stripped, binary]);
   if (!strip.ok) throw new Error(`strip failed:\n${strip.out}`);
   const addresses = symbolAddresses(await Deno.readFile(binary), sigs);
-  return { cc, opt, dir, objects, binary, stripped, addresses };
+  return { cc, opt, dir, objects, binary, stripped, sigs, addresses };
 }
 
 /** Start of each corpus function in an unstripped binary. */

@@ -8,7 +8,9 @@
  *   deno run -A bench/decompile/decompile_child.ts BINARY STATE_DIR ADDRESSES_FILE|--list
  *
  * Line shapes: `{"ready":true,"seconds":S}` once, then per function `{"address","started":true}`
- * and `{"address","ok":true,"ms","result"}` or `{"address","ok":false,"ms","error_type","error"}`.
+ * and `{"address","ok":true,"ms","disasm_ms","result"}` or
+ * `{"address","ok":false,"ms","disasm_ms","error_type","error"}` (`disasm_ms`: the same
+ * function through disassemble_function, the reference the benchmark divides by).
  * With `--list`, one line `{"addresses":[…]}`: every function the analysis found, in address
  * order.
  */
@@ -47,7 +49,10 @@ async function main(): Promise<void> {
   const tools = new Map(e.backend.tools().map((t) => [t.spec.name, t]));
   const decompile = tools.get("decompile_function");
   const listing = tools.get("list_functions");
-  if (!decompile || !listing) throw new Error("the embedded backend lacks a needed tool");
+  const disassemble = tools.get("disassemble_function");
+  if (!decompile || !listing || !disassemble) {
+    throw new Error("the embedded backend lacks a needed tool");
+  }
   const ctx: HandlerContext = { signal: new AbortController().signal, progress: () => {} };
   const options = { version: VERSION, maxOutputBytes: 64 * 1024 * 1024 };
 
@@ -73,11 +78,15 @@ async function main(): Promise<void> {
     const t = performance.now();
     const r = await runTool(e.backend, decompile, { address }, ctx, options);
     const ms = Math.round((performance.now() - t) * 1000) / 1000;
+    // The reference in the same run: listing the same function's instructions.
+    const t2 = performance.now();
+    await runTool(e.backend, disassemble, { address, limit: 10_000 }, ctx, options);
+    const disasm_ms = Math.round((performance.now() - t2) * 1000) / 1000;
     const sc = r.structuredContent;
     if (r.isError) {
-      emit({ address, ok: false, ms, error_type: sc.error_type, error: sc.error });
+      emit({ address, ok: false, ms, disasm_ms, error_type: sc.error_type, error: sc.error });
     } else {
-      emit({ address, ok: true, ms, result: sc });
+      emit({ address, ok: true, ms, disasm_ms, result: sc });
     }
   }
   await e.backend.close();

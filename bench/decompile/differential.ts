@@ -31,6 +31,8 @@ export interface FunctionOutcome {
   /** Why it stopped there (error text, first difference). */
   detail: string;
   ms?: number;
+  /** disassemble_function on the same function, when the engine measured it. */
+  disasmMs?: number;
   shape?: CodeShape;
   code?: string;
 }
@@ -50,6 +52,10 @@ export async function runDifferential(
 ): Promise<FunctionOutcome[]> {
   const outcomes = new Map<string, FunctionOutcome>();
   const byAddress = new Map<number, Signature>();
+  for (const sig of build.sigs) {
+    const address = build.addresses.get(sig.name);
+    if (address !== undefined) byAddress.set(address, sig);
+  }
   const targets: { sig: Signature; address: number }[] = [];
   for (const sig of sigs) {
     const address = build.addresses.get(sig.name);
@@ -57,7 +63,6 @@ export async function runDifferential(
       outcomes.set(sig.name, { name: sig.name, stage: "missing", detail: "no symbol" });
       continue;
     }
-    byAddress.set(address, sig);
     targets.push({ sig, address });
   }
   const decompiled = await decompile(build, targets);
@@ -68,7 +73,12 @@ export async function runDifferential(
   const toCompile: string[] = [];
   targets.forEach(({ sig, address }, i) => {
     const d = decompiled[i]!;
-    const base = { name: sig.name, address, ms: d.ms };
+    const base = {
+      name: sig.name,
+      address,
+      ms: d.ms,
+      ...(d.disasmMs !== undefined ? { disasmMs: d.disasmMs } : {}),
+    };
     if (!d.ok || typeof d.result?.code !== "string") {
       outcomes.set(sig.name, {
         ...base,
@@ -90,7 +100,7 @@ export async function runDifferential(
     else Object.assign(outcomes.get(name)!, { stage: "compile", detail: error });
   }
 
-  const sigOf = new Map(sigs.map((s) => [s.name, s]));
+  const sigOf = new Map(build.sigs.map((s) => [s.name, s]));
   const link = await linkDriver(
     build.dir,
     build.objects,
@@ -127,6 +137,7 @@ export interface Summary {
   gotos: number[];
   lines: number[];
   ms: number[];
+  disasmMs: number[];
 }
 
 /** Summarises outcomes: a function counts as recompiled once it compiles and links. */
@@ -141,5 +152,6 @@ export function summarize(outcomes: readonly FunctionOutcome[]): Summary {
     gotos: outcomes.flatMap((o) => o.shape ? [o.shape.gotos] : []),
     lines: outcomes.flatMap((o) => o.shape ? [o.shape.lines] : []),
     ms: outcomes.flatMap((o) => o.ms !== undefined && o.stage !== "missing" ? [o.ms] : []),
+    disasmMs: outcomes.flatMap((o) => o.disasmMs !== undefined ? [o.disasmMs] : []),
   };
 }

@@ -11,6 +11,8 @@ export interface Decompiled {
   ok: boolean;
   /** Milliseconds inside the tool runner (no process or protocol overhead). */
   ms: number;
+  /** Milliseconds of disassemble_function on the same function (the reference). */
+  disasmMs?: number;
   /** The decompile_function result when ok. */
   result?: Record<string, unknown>;
   /** Error type: the engine's (Unsupported, Timeout, …), or "Hang" / "Died" from this runner. */
@@ -28,6 +30,7 @@ interface ChildLine {
   started?: boolean;
   ok?: boolean;
   ms?: number;
+  disasm_ms?: number;
   result?: Record<string, unknown>;
   error_type?: string;
   error?: string;
@@ -80,9 +83,16 @@ function kill(child: Deno.ChildProcess): void {
   }
 }
 
-/** Every function address the embedded analysis finds in `binary`. */
-export async function listFunctions(binary: string, openBudgetS = 900): Promise<string[]> {
-  const stateDir = await Deno.makeTempDir({ prefix: "remcp_decompile_" });
+/**
+ * Every function address the embedded analysis finds in `binary`. Pass the `stateDir` of a later
+ * {@link decompileAll} so that it reuses the cached analysis.
+ */
+export async function listFunctions(
+  binary: string,
+  opts: { openBudgetS?: number; stateDir?: string } = {},
+): Promise<string[]> {
+  const openBudgetS = opts.openBudgetS ?? 900;
+  const stateDir = opts.stateDir ?? await Deno.makeTempDir({ prefix: "remcp_decompile_" });
   try {
     const child = spawnChild(binary, stateDir, "--list");
     const stderr = new Response(child.stderr).text();
@@ -100,7 +110,7 @@ export async function listFunctions(binary: string, openBudgetS = 900): Promise<
     if (!found) throw new Error(`cannot list the functions of ${binary}: ${await stderr}`);
     return found;
   } finally {
-    await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+    if (!opts.stateDir) await Deno.remove(stateDir, { recursive: true }).catch(() => {});
   }
 }
 
@@ -111,11 +121,16 @@ export async function listFunctions(binary: string, openBudgetS = 900): Promise<
 export async function decompileAll(
   binary: string,
   addresses: readonly string[],
-  opts: { budgetS?: number; openBudgetS?: number; onProgress?: (done: number) => void } = {},
+  opts: {
+    budgetS?: number;
+    openBudgetS?: number;
+    stateDir?: string;
+    onProgress?: (done: number) => void;
+  } = {},
 ): Promise<{ results: Decompiled[]; openSeconds: number }> {
   const budget = (opts.budgetS ?? 60) * 1000;
   const openBudget = (opts.openBudgetS ?? 900) * 1000;
-  const stateDir = await Deno.makeTempDir({ prefix: "remcp_decompile_" });
+  const stateDir = opts.stateDir ?? await Deno.makeTempDir({ prefix: "remcp_decompile_" });
   const byAddress = new Map<string, Decompiled>();
   let openSeconds = -1;
   try {
@@ -148,6 +163,7 @@ export async function decompileAll(
             address: msg.address,
             ok: msg.ok === true,
             ms: msg.ms ?? 0,
+            ...(msg.disasm_ms !== undefined ? { disasmMs: msg.disasm_ms } : {}),
             ...(msg.result ? { result: msg.result } : {}),
             ...(msg.error_type !== undefined ? { errorType: String(msg.error_type) } : {}),
             ...(msg.error !== undefined ? { error: String(msg.error) } : {}),
@@ -181,7 +197,7 @@ export async function decompileAll(
       }
     }
   } finally {
-    await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+    if (!opts.stateDir) await Deno.remove(stateDir, { recursive: true }).catch(() => {});
   }
   return {
     results: addresses.map((a) => byAddress.get(a)!),
