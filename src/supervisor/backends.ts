@@ -43,7 +43,7 @@ const PYTHON_ENGINE_MISSING = [
 
 /** Tools a backend lacks (the rest of the catalog it implements). */
 const MISSING: Record<string, readonly string[]> = {
-  embedded: ["decompile_function", "command", "command_json"],
+  embedded: ["command", "command_json"],
   rizin: [],
   // The Python engine adapters implement the tools of workers/python/remcp/generic.py; the
   // worker's own tools/list is checked as well, so this list only words the refusals.

@@ -8,6 +8,7 @@ import type { AnnotationStore } from "./store/store.ts";
 import type { CodeView } from "./code.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import type { FunctionInfo } from "./analysis/types.ts";
+import type { DecompilerCache } from "./decompiler/service.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -32,6 +33,8 @@ export interface EmbeddedDb {
   functionStart?: (address: number) => number | undefined;
   /** The default (non-user) name at an address, e.g. sub_401000, once analysis has run. */
   defaultName?: (address: number) => string | undefined;
+  /** Decompiled functions, by start (created on the first decompile_function). */
+  decompiler?: DecompilerCache;
 }
 
 /** Returns the loaded database or throws Busy. */

@@ -1,0 +1,149 @@
+/**
+ * Copy, constant and expression propagation over SSA: a definition whose value is cheap
+ * (a constant, a variable, `x + c`) replaces every use; one read once replaces that use — if it
+ * reads memory, only when the use follows in the same block with no store, call or slot write in
+ * between. Then every expression is simplified.
+ */
+
+import { type Expr, forEachChild, type IrFunction, type Stmt, varKey } from "../ir.ts";
+import { substitute } from "../ssa.ts";
+import { simplify } from "./simplify.ts";
+import { countUses, exprSize, readsMemory } from "./uses.ts";
+
+const MAX_INLINED_SIZE = 40;
+
+function cheap(e: Expr): boolean {
+  if (e.k === "const" || e.k === "reg" || e.k === "tmp" || e.k === "addr") return true;
+  return e.k === "bin" && e.op === "add" && e.b.k === "const" &&
+    (e.a.k === "reg" || e.a.k === "tmp");
+}
+
+const barrier = (s: Stmt) =>
+  s.k === "store" || s.k === "call" || s.k === "asm" || (s.k === "set" && s.dst.k === "slot");
+
+/** One round of propagation; returns the rewritten function and whether anything changed. */
+export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolean } {
+  const uses = countUses(fn);
+  const inline = new Map<string, Expr>();
+  for (const b of fn.blocks.values()) {
+    b.stmts.forEach((s, i) => {
+      if (s.k !== "set" || s.dst.k === "slot") return;
+      const key = varKey(s.dst);
+      const n = uses.count.get(key) ?? 0;
+      if (n === 0) return;
+      if (cheap(s.src) && !readsMemory(s.src)) {
+        inline.set(key, s.src);
+        return;
+      }
+      if (n !== 1 || uses.inPhi.has(key) || exprSize(s.src) > MAX_INLINED_SIZE) return;
+      if (s.src.k === "intr" && s.src.name.startsWith("__flags_")) return;
+      if (!readsMemory(s.src)) {
+        inline.set(key, s.src);
+        return;
+      }
+      const site = uses.site.get(key);
+      if (!site || site.block !== b.start || site.index <= i) return;
+      const end = Math.min(site.index, b.stmts.length);
+      for (let j = i + 1; j < end; j++) if (barrier(b.stmts[j]!)) return;
+      // A use in the same statement as a barrier (a store of it, a call argument) is fine.
+      inline.set(key, s.src);
+    });
+  }
+  // A memory-free value may still stand for an inlined load (`t2 = t1 + 1` with `t1 = *p`):
+  // such a value moves only as far as a load may.
+  const tainted = (e: Expr, depth: number): boolean => {
+    if (depth > 64) return true;
+    if (readsMemory(e)) return true;
+    if (e.k === "reg" || e.k === "tmp") {
+      const r = inline.get(varKey(e));
+      return r !== undefined && tainted(r, depth + 1);
+    }
+    let t = false;
+    forEachChild(e, (c) => {
+      if (!t && tainted(c, depth + 1)) t = true;
+    });
+    return t;
+  };
+  for (const b of fn.blocks.values()) {
+    b.stmts.forEach((s, i) => {
+      if (s.k !== "set" || s.dst.k === "slot") return;
+      const key = varKey(s.dst);
+      if (!inline.has(key) || readsMemory(s.src) || !tainted(s.src, 0)) return;
+      const site = uses.site.get(key);
+      let ok = (uses.count.get(key) ?? 0) === 1 && site !== undefined &&
+        site.block === b.start && site.index > i;
+      if (ok) {
+        const end = Math.min(site!.index, b.stmts.length);
+        for (let j = i + 1; j < end; j++) if (barrier(b.stmts[j]!)) ok = false;
+      }
+      if (!ok) inline.delete(key);
+    });
+  }
+  if (inline.size === 0) return { fn, changed: false };
+  const resolve = (e: Expr, depth: number): Expr => {
+    if (depth > 64) return e;
+    if (e.k === "reg" || e.k === "tmp") {
+      const r = inline.get(varKey(e));
+      return r ? resolveDeep(r, depth + 1) : e;
+    }
+    return e;
+  };
+  const resolveDeep = (e: Expr, depth: number): Expr => {
+    const leaf = resolve(e, depth);
+    if (leaf !== e) return leaf;
+    switch (e.k) {
+      case "reg":
+      case "tmp":
+      case "const":
+      case "slot":
+      case "addr":
+        return e;
+    }
+    return simplifyShallow(e, depth);
+  };
+  const simplifyShallow = (e: Expr, depth: number): Expr => {
+    let changed = false;
+    const rebuilt = mapExpr(e, (c) => {
+      const r = resolveDeep(c, depth);
+      if (r !== c) changed = true;
+      return r;
+    });
+    return changed ? rebuilt : e;
+  };
+  const out = substitute(fn, (e) => {
+    if (e.k === "reg" || e.k === "tmp") {
+      const r = resolve(e, 0);
+      return r === e ? undefined : r;
+    }
+    return undefined;
+  });
+  // Definitions whose every use was replaced are now dead; DCE removes them.
+  return { fn: simplifyAll(out), changed: true };
+}
+
+function mapExpr(e: Expr, f: (c: Expr) => Expr): Expr {
+  switch (e.k) {
+    case "load":
+      return { ...e, addr: f(e.addr) };
+    case "bin":
+      return { ...e, a: f(e.a), b: f(e.b) };
+    case "un":
+    case "ext":
+    case "trunc":
+      return { ...e, a: f(e.a) };
+    case "select":
+      return { ...e, c: f(e.c), t: f(e.t), f: f(e.f) };
+    case "intr":
+      return { ...e, args: e.args.map(f) };
+    default:
+      return e;
+  }
+}
+
+/** Simplifies every expression of `fn`. */
+export function simplifyAll(fn: IrFunction): IrFunction {
+  return substitute(fn, (e) => {
+    const s = simplify(e);
+    return s;
+  });
+}
