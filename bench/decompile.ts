@@ -86,6 +86,12 @@ async function differential(
         const build = await buildCorpus(cc, `-${opt}`, `${tmp}/${cc}_${opt}`, corpus);
         const outcomes = await runDifferential(build, sigs, decompiler, { trials: args.trials });
         all[label] = outcomes;
+        if (args.keep) {
+          await Deno.writeTextFile(
+            `${build.dir}/outcomes.json`,
+            JSON.stringify(outcomes, null, 1),
+          );
+        }
         const s = summarize(outcomes);
         rows.push([
           label,
@@ -169,6 +175,10 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
     const ok = results.filter((r) => r.ok && typeof r.result?.code === "string");
     const shapes = ok.map((r) => shapeOf(r.result!.code as string));
     const clean = shapes.filter((s) => s.asmIntrinsics === 0).length;
+    // Instructions lifted without an intrinsic, estimated from the output: each `__asm_` call
+    // stands for one instruction the lifter kept as it is.
+    const insns = ok.reduce((n, r) => n + (r.instructions ?? 0), 0);
+    const asm = shapes.reduce((n, s) => n + s.asmIntrinsics, 0);
     for (const r of results) {
       if (!r.ok) {
         reasons.push(
@@ -182,6 +192,7 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       `${sample.length}/${addresses.length}`,
       pct(ok.length, sample.length),
       pct(clean, ok.length),
+      insns === 0 ? "-" : `${(100 * (1 - asm / insns)).toFixed(2)}%`,
       fmt(mean(shapes.map((s) => s.gotos)), 2),
       fmt(mean(shapes.map((s) => s.lines))),
       fmt(quantile(ms, 0.5), 2),
@@ -189,15 +200,27 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       ratio(ms, results.flatMap((r) => r.disasmMs !== undefined ? [r.disasmMs] : [])),
       fmt((performance.now() - t0) / 1000, 0),
     ]);
-    out.push({ file, functions: addresses.length, sampled: sample.length, ok: ok.length, clean });
+    out.push({
+      file,
+      functions: addresses.length,
+      sampled: sample.length,
+      ok: ok.length,
+      clean,
+      instructions: insns,
+      asm,
+    });
   }
-  console.log("\nCoverage on real stripped binaries (goal: 100% give output)");
+  console.log(
+    "\nCoverage on real stripped binaries (goals: 100% give output, >= 99.5% of instructions " +
+      "lifted without intrinsics)",
+  );
   console.log(table(
     [
       "binary",
       "functions",
       "output",
       "no __asm_",
+      "insns lifted",
       "gotos/fn",
       "lines/fn",
       "median ms",
@@ -207,6 +230,10 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
     ],
     rows,
   ));
+  console.log(
+    "insns lifted: 1 - (__asm_ calls in the output) / (instructions disassemble_function lists), " +
+      "over the functions that gave output",
+  );
   if (reasons.length > 0) {
     console.log("\nMost frequent errors:");
     for (const line of topCounts(reasons, 10)) console.log(`  ${line}`);

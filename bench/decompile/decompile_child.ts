@@ -10,7 +10,8 @@
  * Line shapes: `{"ready":true,"seconds":S}` once, then per function `{"address","started":true}`
  * and `{"address","ok":true,"ms","disasm_ms","result"}` or
  * `{"address","ok":false,"ms","disasm_ms","error_type","error"}` (`disasm_ms`: the same
- * function through disassemble_function, the reference the benchmark divides by).
+ * function through disassemble_function, the reference the benchmark divides by;
+ * `instructions`: how many it lists).
  * With `--list`, one line `{"addresses":[…]}`: every function the analysis found, in address
  * order.
  */
@@ -80,13 +81,23 @@ async function main(): Promise<void> {
     const ms = Math.round((performance.now() - t) * 1000) / 1000;
     // The reference in the same run: listing the same function's instructions.
     const t2 = performance.now();
-    await runTool(e.backend, disassemble, { address, limit: 10_000 }, ctx, options);
+    const listed = await runTool(e.backend, disassemble, { address, limit: 10_000 }, ctx, options);
     const disasm_ms = Math.round((performance.now() - t2) * 1000) / 1000;
+    const total = listed.structuredContent.total;
+    const instructions = typeof total === "number" ? total : undefined;
     const sc = r.structuredContent;
     if (r.isError) {
-      emit({ address, ok: false, ms, disasm_ms, error_type: sc.error_type, error: sc.error });
+      emit({
+        address,
+        ok: false,
+        ms,
+        disasm_ms,
+        instructions,
+        error_type: sc.error_type,
+        error: sc.error,
+      });
     } else {
-      emit({ address, ok: true, ms, disasm_ms, result: sc });
+      emit({ address, ok: true, ms, disasm_ms, instructions, result: sc });
     }
   }
   await e.backend.close();

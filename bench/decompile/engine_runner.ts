@@ -13,6 +13,8 @@ export interface Decompiled {
   ms: number;
   /** Milliseconds of disassemble_function on the same function (the reference). */
   disasmMs?: number;
+  /** Instructions in the function, as disassemble_function lists them. */
+  instructions?: number;
   /** The decompile_function result when ok. */
   result?: Record<string, unknown>;
   /** Error type: the engine's (Unsupported, Timeout, …), or "Hang" / "Died" from this runner. */
@@ -31,6 +33,7 @@ interface ChildLine {
   ok?: boolean;
   ms?: number;
   disasm_ms?: number;
+  instructions?: number;
   result?: Record<string, unknown>;
   error_type?: string;
   error?: string;
@@ -164,6 +167,7 @@ export async function decompileAll(
             ok: msg.ok === true,
             ms: msg.ms ?? 0,
             ...(msg.disasm_ms !== undefined ? { disasmMs: msg.disasm_ms } : {}),
+            ...(msg.instructions !== undefined ? { instructions: msg.instructions } : {}),
             ...(msg.result ? { result: msg.result } : {}),
             ...(msg.error_type !== undefined ? { errorType: String(msg.error_type) } : {}),
             ...(msg.error !== undefined ? { error: String(msg.error) } : {}),
