@@ -12,14 +12,18 @@
  *
  *   deno run -A bench/decompile.ts [--cc gcc,clang] [--opt O0,O2] [--trials 100]
  *     [--only f1,f2] [--no-coverage] [--coverage-max N] [--identity] [--keep DIR] [--json FILE]
- *     [--show NAME]
+ *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]]
  *
  * `--identity` replaces the decompiler with the corpus source itself (a check of the harness:
  * everything must come out equivalent). `--show NAME` prints that function's pseudo-C and
- * outcome per build.
+ * outcome per build. `--ghidra` adds Ghidra's decompiler side by side on the same functions: its
+ * stand-alone console, which the person running the benchmark builds from Ghidra's sources
+ * (nothing in this repository builds or ships it); SLEIGHHOME (or --sleigh-home) is a folder
+ * holding Ghidra/Processors/x86/data/languages with x86-64.sla compiled.
  */
 import { parseArgs } from "node:util";
-import { buildCorpus, haveCompiler } from "./decompile/build.ts";
+import { buildCorpus, type CorpusBuild, haveCompiler } from "./decompile/build.ts";
+import { ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
 import {
   type Decompiler,
   type FunctionOutcome,
@@ -65,6 +69,7 @@ async function differential(
     keep: string | undefined;
     budgetS: number;
     show: string | undefined;
+    ghidra: { decomp: string; sleighHome: string } | undefined;
   },
 ): Promise<Record<string, FunctionOutcome[]>> {
   const corpus = await loadCorpus();
@@ -72,6 +77,7 @@ async function differential(
   const tmp = args.keep ?? await Deno.makeTempDir({ prefix: "remcp_bench_decompile_" });
   const all: Record<string, FunctionOutcome[]> = {};
   const rows: string[][] = [];
+  const sideBySide: string[][] = [];
   const reasons: string[] = [];
   const decompiler = args.identity ? identityDecompiler : engineDecompiler(args.budgetS);
   try {
@@ -107,6 +113,9 @@ async function differential(
           fmt((performance.now() - t0) / 1000, 0),
         ]);
         for (const o of outcomes) if (o.stage !== "equivalent") reasons.push(reasonOf(o));
+        if (args.ghidra) {
+          sideBySide.push(await compareWithGhidra(label, build, outcomes, args.ghidra));
+        }
         console.error(`${label}: ${pct(s.equivalent, s.total)} equivalent`);
         if (args.show) {
           const o = outcomes.find((x) => x.name === args.show);
@@ -145,7 +154,68 @@ async function differential(
     console.log("\nMost frequent reasons a function is not equivalent (all builds):");
     for (const line of topCounts(reasons, 15)) console.log(`  ${line}`);
   }
+  if (sideBySide.length > 0) {
+    console.log(
+      "\nSide by side with Ghidra's decompiler (its console, decomp_opt), on the functions both " +
+        "decompiled (goals: fewer gotos than Ghidra, faster at the median)",
+    );
+    console.log(table(
+      [
+        "build",
+        "both",
+        "gotos remcp",
+        "gotos Ghidra",
+        "fewer/more gotos",
+        "lines remcp",
+        "lines Ghidra",
+        "median ms remcp",
+        "median ms Ghidra",
+        "p99 ms remcp",
+        "p99 ms Ghidra",
+        "Ghidra/remcp median",
+      ],
+      sideBySide,
+    ));
+  }
   return all;
+}
+
+/** One side-by-side row: the same functions of `build` through Ghidra's console decompiler. */
+async function compareWithGhidra(
+  label: string,
+  build: CorpusBuild,
+  outcomes: readonly FunctionOutcome[],
+  ghidra: { decomp: string; sleighHome: string },
+): Promise<string[]> {
+  const ours = outcomes.filter((o) => o.shape !== undefined && o.address !== undefined);
+  const theirs = await ghidraDecompileAll(
+    ghidra.decomp,
+    ghidra.sleighHome,
+    build.stripped,
+    ours.map((o) => `0x${o.address!.toString(16)}`),
+  );
+  const pairs = ours.flatMap((o, i) => {
+    const g = theirs[i]!;
+    return g.ok ? [{ o, g, shape: shapeOf(String(g.result?.code)) }] : [];
+  });
+  const ms = pairs.map((p) => p.o.ms ?? 0);
+  const gms = pairs.map((p) => p.g.ms);
+  const fewer = pairs.filter((p) => p.o.shape!.gotos < p.shape.gotos).length;
+  const more = pairs.filter((p) => p.o.shape!.gotos > p.shape.gotos).length;
+  return [
+    label,
+    `${pairs.length}/${ours.length}`,
+    fmt(mean(pairs.map((p) => p.o.shape!.gotos)), 2),
+    fmt(mean(pairs.map((p) => p.shape.gotos)), 2),
+    `${fewer}/${more}`,
+    fmt(mean(pairs.map((p) => p.o.shape!.lines))),
+    fmt(mean(pairs.map((p) => p.shape.lines))),
+    fmt(quantile(ms, 0.5), 2),
+    fmt(quantile(gms, 0.5), 2),
+    fmt(quantile(ms, 0.99), 2),
+    fmt(quantile(gms, 0.99), 2),
+    `${(quantile(gms, 0.5) / quantile(ms, 0.5)).toFixed(2)}×`,
+  ];
 }
 
 async function coverage(max: number, budgetS: number): Promise<Record<string, unknown>[]> {
@@ -257,6 +327,8 @@ async function main(): Promise<void> {
       keep: { type: "string" },
       json: { type: "string" },
       show: { type: "string" },
+      ghidra: { type: "string" },
+      "sleigh-home": { type: "string" },
     },
   });
   const budgetS = Number(values.budget);
@@ -271,6 +343,12 @@ async function main(): Promise<void> {
       keep: values.keep,
       budgetS,
       show: values.show,
+      ghidra: values.ghidra
+        ? {
+          decomp: values.ghidra,
+          sleighHome: values["sleigh-home"] ?? Deno.env.get("SLEIGHHOME") ?? "",
+        }
+        : undefined,
     });
   }
   if (!values["no-coverage"] && !values.identity) {
