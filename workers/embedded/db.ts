@@ -9,6 +9,7 @@ import type { CodeView } from "./code.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import type { FunctionInfo } from "./analysis/types.ts";
 import type { DecompilerCache } from "./decompiler/service.ts";
+import type { Prototype } from "./decompiler/abi/prototype.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -35,6 +36,8 @@ export interface EmbeddedDb {
   defaultName?: (address: number) => string | undefined;
   /** Decompiled functions, by start (created on the first decompile_function). */
   decompiler?: DecompilerCache;
+  /** The built-in prototype table, parsed on first use. */
+  prototypes?: Map<string, Prototype>;
 }
 
 /** Returns the loaded database or throws Busy. */

@@ -6,7 +6,7 @@
 
 import type { Insn } from "../arch/types.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
-import { constant, type Expr, type IrBlock, type IrFunction, type Stmt, type Term } from "./ir.ts";
+import { constant, type IrBlock, type IrFunction, type Stmt, type Term } from "./ir.ts";
 import type { FlagState } from "./lift/flags.ts";
 import { type Control, X86Lifter } from "./lift/x86.ts";
 
@@ -173,7 +173,7 @@ export function buildIr(
         }
         term = {
           k: "switch",
-          value: caseIndex(last.target),
+          value: last.target,
           cases: [...byTarget].map(([to, values]) => ({ values, to: toTarget(to, at) })),
           at,
         };
@@ -198,26 +198,4 @@ export function buildIr(
     warnings: [],
   };
   return { fn: fnIr, instructions, unlifted, unliftedMnemonics };
-}
-
-/**
- * The switch value of a jump through a table: the index register inside `table[index * scale]`
- * (or `base + table[index]`); the whole target expression when the shape is not recognised.
- */
-function caseIndex(target: Expr): Expr {
-  let found: Expr | undefined;
-  const visit = (e: Expr): void => {
-    if (found) return;
-    if (e.k === "bin" && e.op === "mul" && e.b.k === "const") {
-      found = e.a;
-      return;
-    }
-    if (e.k === "load") visit(e.addr);
-    else if (e.k === "bin") {
-      visit(e.a);
-      visit(e.b);
-    } else if (e.k === "ext" || e.k === "trunc") visit(e.a);
-  };
-  visit(target);
-  return found ?? target;
 }

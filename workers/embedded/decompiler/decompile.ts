@@ -17,9 +17,12 @@ import { propagateOnce, simplifyAll } from "./passes/propagate.ts";
 import { eliminateDeadCode } from "./passes/dead.ts";
 import { type Frame, recoverFrame } from "./passes/stack.ts";
 import { leaveSsa } from "./passes/outssa.ts";
+import { coalesce } from "./passes/coalesce.ts";
+import { narrow } from "./passes/narrow.ts";
 import { countUses } from "./passes/uses.ts";
 import type { Graph, Stmt as SStmt, Terminator } from "./structure/types.ts";
-import { gotoTree } from "./_goto_structure.ts";
+import { structure } from "./structure/structure.ts";
+import { formatArguments, isVoid, type Prototype } from "./abi/prototype.ts";
 import { inferTypes } from "./types.ts";
 
 /** What decompiling one function needs. */
@@ -33,6 +36,12 @@ export interface DecompileInput {
   isNoReturn(address: number): boolean;
   /** Whether a string starts at `address`. */
   isString(address: number): boolean;
+  /** The text of a string at `address` (format strings give variadic argument counts). */
+  stringAt?(address: number): string | undefined;
+  /** The prototype of the function (or import slot) at `address`: the user's, else built in. */
+  prototypeAt?(address: number): Prototype | undefined;
+  /** What a callee's own code says of its parameters and return value (no prototype known). */
+  summaryAt?(address: number): { params: number; returns: boolean } | undefined;
   /** Milliseconds this decompilation may take. */
   budgetMs: number;
   /** The clock (tests pass their own). */
@@ -49,6 +58,8 @@ export interface Decompiled {
   /** Number of the function's parameters (register arguments used, then stack ones). */
   params: Var[];
   returns: boolean;
+  /** The declaration that fixed the signature, when there is one. */
+  prototype?: Prototype;
   instructions: number;
   unlifted: number;
   gotos: number;
@@ -84,7 +95,32 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = prepareCalls(ir, cc);
   ir = toSsa(ir);
   stage("ssa");
-  ir = trimCalls(ir, cc, () => undefined);
+  const protoOf = (target: Expr): Prototype | undefined => {
+    if (target.k === "const") return input.prototypeAt?.(Number(target.value));
+    if (target.k === "load" && target.addr.k === "const") {
+      return input.prototypeAt?.(Number(target.addr.value));
+    }
+    return undefined;
+  };
+  ir = trimCalls(ir, cc, {
+    callee: (target) => {
+      const p = protoOf(target);
+      if (!p) {
+        const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
+        return s ? { args: s.params, returns: s.returns } : undefined;
+      }
+      return {
+        args: p.params.length,
+        variadic: p.variadic,
+        returns: !isVoid(p.ret),
+        ...(p.format !== undefined ? { format: p.format } : {}),
+      };
+    },
+    formatArgs: (address) => {
+      const s = input.stringAt?.(address);
+      return s === undefined ? undefined : formatArguments(s);
+    },
+  });
   ir = simplifyAll(ir);
   for (let round = 0; round < 64; round++) {
     const r = propagateOnce(ir);
@@ -103,13 +139,30 @@ export function decompile(input: DecompileInput): Decompiled {
     if (now() > deadline) stage("frame");
   }
   stage("frame");
-  const params = parameters(ir, cc);
-  const returns = [...ir.blocks.values()].some((b) => b.term.k === "ret" && b.term.value);
+  ir = switchValues(ir);
+  ir = narrowReturns(narrow(ir));
+  const self = input.prototypeAt?.(input.fn.start);
+  let params = parameters(ir, cc);
+  let returns = [...ir.blocks.values()].some((b) => b.term.k === "ret" && b.term.value);
+  if (self) {
+    // The user's (or the library's) declaration wins over what use suggests.
+    const n = Math.min(self.params.length, cc.args.length);
+    params = [
+      ...cc.args.slice(0, n).map((name): Var => ({ k: "reg", name, size: ir.arch.ptr, ver: 0 })),
+      ...params.filter((p) => p.k === "slot"),
+    ];
+    returns = !isVoid(self.ret);
+    if (!returns) ir = dropReturnValues(ir);
+  }
   ir = leaveSsa(ir, maxTmp(ir) + 1);
+  ir = coalesce(ir);
   stage("ssa-exit");
   const graph = toGraph(ir);
-  const tree = gotoTree(graph);
-  const gotos = countGotos(tree);
+  const structured = structure(graph, {
+    isEmpty: (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
+  });
+  const tree = structured.body;
+  const gotos = structured.gotos;
   stage("structure");
   const types = inferTypes(ir, input.isString);
   stage("types");
@@ -121,11 +174,13 @@ export function decompile(input: DecompileInput): Decompiled {
     types,
     params,
     returns,
+    ...(self ? { prototype: self } : {}),
     instructions: built.instructions,
     unlifted: built.unlifted,
     gotos,
     warnings: [
       ...ir.warnings,
+      ...structured.warnings,
       ...(built.unlifted > 0
         ? [
           `${built.unlifted} of ${built.instructions} instructions are not lifted (shown as ` +
@@ -161,6 +216,85 @@ function parameters(fn: IrFunction, cc: CallingConvention): Var[] {
     out.push({ k: "slot", offset, size });
   }
   return out;
+}
+
+/**
+ * A jump through a table reads `table[index * scale]` (plus a base for relative tables): the
+ * switch is on `index`.
+ */
+function switchValues(fn: IrFunction): IrFunction {
+  const blocks = new Map(fn.blocks);
+  for (const [k, b] of fn.blocks) {
+    if (b.term.k !== "switch") continue;
+    blocks.set(k, { ...b, term: { ...b.term, value: caseIndex(b.term.value) } });
+  }
+  return { ...fn, blocks };
+}
+
+function caseIndex(target: Expr): Expr {
+  let found: Expr | undefined;
+  const visit = (e: Expr): void => {
+    if (found) return;
+    if (e.k === "bin" && e.op === "mul" && e.b.k === "const") {
+      found = e.a;
+      return;
+    }
+    if (e.k === "load") visit(e.addr);
+    else if (e.k === "bin") {
+      visit(e.a);
+      visit(e.b);
+    } else if (e.k === "ext" || e.k === "trunc") visit(e.a);
+  };
+  visit(target);
+  return found ?? target;
+}
+
+/**
+ * Return values that are all zero-extended from one width (or constants that fit it) are values
+ * of that width: `uint32_t f()` returning `x`, not `uint64_t f()` returning `(uint64_t)x`.
+ */
+function narrowReturns(fn: IrFunction): IrFunction {
+  let width: number | undefined;
+  const rets = [...fn.blocks.values()].filter((b) => b.term.k === "ret" && b.term.value);
+  if (rets.length === 0) return fn;
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    if (v.k === "ext" && !v.signed) {
+      if (width !== undefined && width !== v.a.size) return fn;
+      width = v.a.size;
+    } else if (v.k !== "const") return fn;
+  }
+  if (width === undefined) return fn;
+  const w = width;
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    if (v.k === "const" && v.value >= 1n << BigInt(w * 8)) return fn;
+  }
+  const blocks = new Map(fn.blocks);
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    const value: Expr = v.k === "ext"
+      ? v.a
+      : v.k === "const"
+      ? { k: "const", value: v.value, size: w }
+      : v;
+    blocks.set(b.start, { ...b, term: { k: "ret", value, at: b.term.at } });
+  }
+  return { ...fn, blocks };
+}
+
+function dropReturnValues(fn: IrFunction): IrFunction {
+  const blocks = new Map(fn.blocks);
+  for (const [k, b] of fn.blocks) {
+    if (b.term.k === "ret" && b.term.value) {
+      blocks.set(k, { ...b, term: { k: "ret", at: b.term.at } });
+    }
+    if (b.term.k === "tail" && b.term.value) {
+      const { value: _v, ...rest } = b.term;
+      blocks.set(k, { ...b, term: rest });
+    }
+  }
+  return fn.blocks === blocks ? fn : { ...fn, blocks };
 }
 
 function maxTmp(fn: IrFunction): number {
@@ -207,25 +341,6 @@ function terminator(t: Term): Terminator<Expr> {
       return { kind: "return" };
     default:
       return { kind: "stop" };
-  }
-}
-
-function countGotos(s: SStmt<number, Expr>): number {
-  switch (s.kind) {
-    case "goto":
-      return 1;
-    case "seq":
-      return s.items.reduce((n, i) => n + countGotos(i), 0);
-    case "if":
-      return countGotos(s.then) + (s.else ? countGotos(s.else) : 0);
-    case "while":
-    case "doWhile":
-    case "loop":
-      return countGotos(s.body);
-    case "switch":
-      return s.cases.reduce((n, c) => n + countGotos(c.body), 0);
-    default:
-      return 0;
   }
 }
 

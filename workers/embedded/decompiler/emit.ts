@@ -141,6 +141,17 @@ export class Printer {
 
   /** `e` as a value of exactly `ty` (cast when its C type differs). */
   #as(e: Expr, ty: CType, min: number): string {
+    if (e.k === "const" && e.size === ty.size && (ty.kind === "int" || ty.kind === "uint")) {
+      const c = this.#constant(e.value, e.size);
+      if (c.ty.kind === "uint") {
+        return ty.kind === "int" ? this.#signedConst(e.value, e.size) : c.t;
+      }
+    }
+    // A truncation to the size of the wanted type is that type's cast of the wider value.
+    if (e.k === "trunc" && e.size === ty.size && ty.kind !== "bool") {
+      const inner = this.#p(e.a);
+      if (inner.ty.kind === "int" || inner.ty.kind === "uint") return this.#cast(inner, ty);
+    }
     const p = this.#p(e);
     const same = p.ty.size === ty.size &&
       (p.ty.kind === ty.kind ||
@@ -164,7 +175,19 @@ export class Printer {
     return { t: hexOf(value), p: ATOM, ty };
   }
 
+  // Printing asks for a subexpression's text more than once (to choose a cast): remember it,
+  // or deep trees cost time exponential in their depth.
+  readonly #memo = new WeakMap<Expr, P>();
+
   #p(e: Expr): P {
+    const known = this.#memo.get(e);
+    if (known) return known;
+    const p = this.#print(e);
+    this.#memo.set(e, p);
+    return p;
+  }
+
+  #print(e: Expr): P {
     switch (e.k) {
       case "const":
         return this.#constant(e.value, e.size);
@@ -298,10 +321,15 @@ export class Printer {
         ty: { size, kind: "ptr" },
       };
     }
-    const ty: CType = { size, kind: signed ? "int" : "uint" };
+    // Ring operations give the same bits signed or not: signed operands stay as they are.
+    const ring = ["add", "sub", "mul", "and", "or", "xor"].includes(e.op);
+    const bt = e.b.k === "const" ? undefined : this.#p(e.b).ty;
+    const bothSigned = a.ty.kind === "int" && a.ty.size === size &&
+      (bt === undefined || (bt.kind === "int" && bt.size === size));
+    const ty: CType = { size, kind: signed || (ring && bothSigned) ? "int" : "uint" };
     const left = this.#as(e.a, ty, prec);
     if (e.op === "add" || e.op === "sub") {
-      const b = this.#offset(e.b, e.op);
+      const b = this.#offset(e.b, e.op, ty);
       return this.#narrow({ t: `${left} ${b.sym} ${b.t}`, p: prec, ty }, e.size);
     }
     const right = e.op === "shl" || e.op === "shr" || e.op === "sar"
@@ -311,7 +339,7 @@ export class Printer {
   }
 
   /** The right side of `+`/`-`: small negative constants print as subtraction. */
-  #offset(b: Expr, op: "add" | "sub"): { sym: string; t: string } {
+  #offset(b: Expr, op: "add" | "sub", ty: CType = uintType(b.size)): { sym: string; t: string } {
     if (b.k === "const") {
       const s = BigInt.asIntN(b.size * 8, b.value);
       if (s < 0n && s > -0x100000n) {
@@ -319,7 +347,7 @@ export class Printer {
       }
       return { sym: op === "add" ? "+" : "-", t: hexOf(b.value) };
     }
-    return { sym: op === "add" ? "+" : "-", t: this.#as(b, uintType(b.size), PREC.add! + 1) };
+    return { sym: op === "add" ? "+" : "-", t: this.#as(b, ty, PREC.add! + 1) };
   }
 
   #signedConst(v: bigint, size: number): string {
@@ -362,14 +390,14 @@ export class Printer {
     if (target.k === "const") {
       const f = this.#names.functionAt(Number(target.value));
       if (f !== undefined) return f;
-      return `((void (*)())${hexOf(target.value)})`;
+      return `((uint64_t (*)())${hexOf(target.value)})`;
     }
     if (target.k === "load" && target.addr.k === "const") {
       // A call through an import slot (IAT / GOT): the slot's name is the import's.
       const f = this.#names.functionAt(Number(target.addr.value));
       if (f !== undefined) return f;
     }
-    return `((void (*)())${this.#address(target)})`;
+    return `((uint64_t (*)())${this.#address(target)})`;
   }
 
   /** A structured condition. */

@@ -25,8 +25,13 @@ export function stateOf(regs: Record<string, bigint | number>): State {
 const mask = (v: bigint, size: number) => BigInt.asUintN(size * 8, v);
 const signed = (v: bigint, size: number) => BigInt.asIntN(size * 8, v);
 
+/** The state key of a variable: a register by name (version 0 = its input), SSA versions apart. */
+function keyOf(v: Var): string {
+  return v.k === "reg" ? (v.ver ? `${v.name}.${v.ver}` : v.name) : varKey(v);
+}
+
 function readVar(s: State, v: Var): bigint {
-  const key = v.k === "reg" ? v.name : varKey(v);
+  const key = keyOf(v);
   const value = s.vars.get(key);
   if (value === undefined) throw new RangeError(`Read of unset ${key}`);
   return mask(value, v.size);
@@ -138,7 +143,7 @@ export function run(s: State, stmts: Stmt[]): void {
     switch (st.k) {
       case "set": {
         const v = evaluate(s, st.src);
-        const key = st.dst.k === "reg" ? st.dst.name : varKey(st.dst);
+        const key = keyOf(st.dst);
         s.vars.set(key, mask(v, st.dst.size));
         break;
       }
@@ -146,13 +151,62 @@ export function run(s: State, stmts: Stmt[]): void {
         writeMem(s, Number(evaluate(s, st.addr)), st.size, evaluate(s, st.value));
         break;
       case "call":
-        s.effects.push({ name: "call", args: [evaluate(s, st.target)] });
+        s.effects.push({
+          name: "call",
+          args: [evaluate(s, st.target), ...st.args.map((a) => evaluate(s, a))],
+        });
+        for (const d of st.defs) s.vars.set(keyOf(d), 0n);
         break;
       case "asm": {
         s.effects.push({ name: st.name, args: st.args.map((a) => evaluate(s, a)) });
-        for (const o of st.outs) s.vars.set(o.k === "reg" ? o.name : varKey(o), 0n);
+        for (const o of st.outs) s.vars.set(keyOf(o), 0n);
         break;
       }
     }
   }
+}
+
+/**
+ * Runs a whole function from its entry (phis take the argument of the block control came from)
+ * until a return; gives the returned value. Stops after `maxSteps` blocks.
+ */
+export function runFunction(
+  s: State,
+  fn: import("./ir.ts").IrFunction,
+  maxSteps = 10_000,
+): bigint | undefined {
+  const preds = new Map<number, number[]>();
+  for (const b of fn.blocks.values()) {
+    for (const t of successorsOf(b.term)) {
+      const list = preds.get(t) ?? [];
+      list.push(b.start);
+      preds.set(t, list);
+    }
+  }
+  let at = fn.entry;
+  let from: number | undefined;
+  for (let step = 0; step < maxSteps; step++) {
+    const b = fn.blocks.get(at);
+    if (!b) throw new RangeError(`No block ${at}`);
+    if (from !== undefined && b.phis.length > 0) {
+      const i = (preds.get(at) ?? []).indexOf(from);
+      const values = b.phis.map((p) => evaluate(s, p.args[i]!));
+      b.phis.forEach((p, j) => s.vars.set(keyOf(p.dst), values[j]!));
+    }
+    run(s, b.stmts);
+    const t = b.term;
+    from = at;
+    if (t.k === "jump") at = t.to;
+    else if (t.k === "branch") at = evaluate(s, t.cond) !== 0n ? t.then : t.else;
+    else if (t.k === "ret") return t.value ? evaluate(s, t.value) : undefined;
+    else return undefined;
+  }
+  throw new RangeError("Step limit reached");
+}
+
+function successorsOf(t: import("./ir.ts").Term): number[] {
+  if (t.k === "jump") return [t.to];
+  if (t.k === "branch") return t.then === t.else ? [t.then] : [t.then, t.else];
+  if (t.k === "switch") return [...new Set(t.cases.map((c) => c.to))];
+  return [];
 }

@@ -68,6 +68,8 @@ export function render(
     }
   };
   const visit = (e: Expr) => {
+    // Thread-local bases print as __readfsqword(...), never as variables.
+    if (e.k === "reg" && e.name.endsWith("_base") && e.ver === 0) return;
     if (e.k === "reg" || e.k === "tmp" || e.k === "slot") note(e);
     if (e.k === "addr") note(e.slot);
     forEachChild(e, visit);
@@ -286,15 +288,21 @@ export function render(
 }
 
 function returnType(d: Decompiled): string {
+  if (d.prototype) return d.prototype.ret;
   for (const b of d.ir.blocks.values()) {
-    if (b.term.k === "ret" && b.term.value) {
-      const v = b.term.value;
-      if (v.k === "reg" || v.k === "tmp" || v.k === "slot") {
-        const t = d.types.get(varKey(v));
-        if (t) return typeName(t);
-      }
-      if (v.k === "bin" && v.size === 1) return "bool";
+    if (b.term.k !== "ret" || !b.term.value) continue;
+    const v = b.term.value;
+    if (v.k === "reg" || v.k === "tmp" || v.k === "slot") {
+      const t = d.types.get(varKey(v));
+      if (t) return typeName(t);
     }
+    if (v.k === "bin" && v.size === 1 && ["eq", "ne", "ult", "ule", "slt", "sle"].includes(v.op)) {
+      return "bool";
+    }
+    if (v.k !== "const") return typeName(uintType(v.size));
   }
-  return typeName(uintType(d.ir.arch.ptr === 8 ? 8 : 4));
+  for (const b of d.ir.blocks.values()) {
+    if (b.term.k === "ret" && b.term.value) return typeName(uintType(b.term.value.size));
+  }
+  return typeName(uintType(d.ir.arch.ptr));
 }

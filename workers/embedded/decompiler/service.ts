@@ -7,11 +7,13 @@
 import { RemcpError } from "../../../src/errors.ts";
 import { hex } from "../../../src/protocol/paging.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
-import type { Decoder } from "../arch/types.ts";
+import type { Decoder, Insn } from "../arch/types.ts";
 import { analysisOf, type EmbeddedDb, fnName } from "../db.ts";
 import { decompile, type Decompiled } from "./decompile.ts";
 import type { EmitNames } from "./emit.ts";
 import { type LocalAnnotation, render, type Rendered } from "./render.ts";
+import { parsePrototype, type Prototype } from "./abi/prototype.ts";
+import { builtinPrototypes, prototypeKey } from "./abi/prototypes.ts";
 
 /** Limits of one decompilation. */
 export interface DecompileLimits {
@@ -25,6 +27,8 @@ export const DEFAULT_LIMITS: DecompileLimits = { budgetMs: 10_000, maxInstructio
 /** Per-database cache of decompiled functions, by start address. */
 export class DecompilerCache {
   readonly #entries = new Map<number, Decompiled>();
+  /** Callees' parameter counts and return values, by start. */
+  readonly summaries = new Map<number, { params: number; returns: boolean }>();
   readonly #max: number;
 
   constructor(max = 256) {
@@ -52,6 +56,7 @@ export class DecompilerCache {
 
   /** Forgets one function, or everything (a prototype changes its callers too). */
   invalidate(start?: number): void {
+    this.summaries.clear();
     if (start === undefined) this.#entries.clear();
     else this.#entries.delete(start);
   }
@@ -77,7 +82,9 @@ export function emitNames(d: EmbeddedDb): EmitNames {
       const n = a.namesAt(addr).find((x) => x.kind === "object" || x.kind === "symbol");
       return n ? cIdentifier(n.name) : undefined;
     },
-    stringAt: (addr) => a.stringAt(addr)?.text,
+    // A string in writable memory is a buffer that may change: shown by address, not as text.
+    stringAt: (addr) =>
+      d.image.segmentAt(addr)?.perms.includes("w") ? undefined : a.stringAt(addr)?.text,
     commentAt: (addr) => d.store.get("comment", addr),
   };
 }
@@ -114,19 +121,85 @@ export async function decompiled(
   if (insns.length > limits.maxInstructions) {
     throw tooBig(fn, `${insns.length} instructions`, limits);
   }
+  const result = run(d, fn, insns, decoder, cache, limits.budgetMs, true);
+  cache.set(fn.start, result);
+  return result;
+}
+
+/** A callee's parameter count and whether it returns a value, from decompiling it alone. */
+interface Summary {
+  params: number;
+  returns: boolean;
+}
+
+function run(
+  d: EmbeddedDb,
+  fn: FunctionInfo,
+  insns: Insn[],
+  decoder: Decoder,
+  cache: DecompilerCache,
+  budgetMs: number,
+  withCallees: boolean,
+): Decompiled {
+  const a = analysisOf(d);
+  const image = d.image;
   const noreturn = (addr: number) =>
     a.functionStartingAt(addr)?.flags.includes("noreturn") ?? false;
-  const result = decompile({
+  const names = emitNames(d);
+  // Callees without a prototype: what their own code says (decompiled once, without their
+  // callees, and remembered).
+  const summary = (addr: number): Summary | undefined => {
+    const cached = cache.summaries.get(addr);
+    if (cached) return cached;
+    const callee = a.functionStartingAt(addr);
+    if (!callee || callee.flags.includes("import") || callee.start === fn.start) return undefined;
+    const size = callee.blocks.reduce((n, b) => n + (b.end - b.start), 0);
+    if (size > 4000) return undefined;
+    try {
+      const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
+      const dec = run(d, callee, body, decoder, cache, Math.min(budgetMs, 500), false);
+      const s = { params: dec.params.filter((p) => p.k === "reg").length, returns: dec.returns };
+      cache.summaries.set(addr, s);
+      return s;
+    } catch {
+      return undefined;
+    }
+  };
+  return decompile({
     fn,
     insns,
     bits: image.arch === "x86" ? 32 : 64,
     format: image.format,
     isNoReturn: noreturn,
     isString: (addr) => a.stringAt(addr) !== undefined,
-    budgetMs: limits.budgetMs,
+    stringAt: (addr) => a.stringAt(addr)?.text,
+    prototypeAt: (addr) => prototypeAt(d, addr, names),
+    ...(withCallees ? { summaryAt: summary } : {}),
+    budgetMs,
   });
-  cache.set(fn.start, result);
-  return result;
+}
+
+/** The user's prototype at `address`, else the built-in one of the name there. */
+export function prototypeAt(
+  d: EmbeddedDb,
+  address: number,
+  names: EmitNames,
+): Prototype | undefined {
+  const user = d.store.get("prototype", address);
+  if (user) {
+    try {
+      return parsePrototype(user);
+    } catch {
+      // A prototype the parser cannot read is ignored here; set_function_prototype checks them.
+    }
+  }
+  const name = names.functionAt(address);
+  return name === undefined ? undefined : builtinPrototype(d, prototypeKey(name));
+}
+
+function builtinPrototype(d: EmbeddedDb, key: string): Prototype | undefined {
+  d.prototypes ??= builtinPrototypes();
+  return d.prototypes.get(key);
 }
 
 function tooBig(fn: FunctionInfo, what: string, limits: DecompileLimits): RemcpError {

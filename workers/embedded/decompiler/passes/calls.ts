@@ -8,12 +8,22 @@
 
 import type { CallingConvention } from "../abi/conventions.ts";
 import { type Expr, type IrBlock, type IrFunction, type Reg, type Stmt, varKey } from "../ir.ts";
+import { countUses } from "./uses.ts";
 
 /** What the pass knows about a callee: its argument count (and whether it is variadic). */
 export interface CalleeInfo {
   args?: number;
   variadic?: boolean;
   returns?: boolean;
+  /** Index of a printf-style format argument: its conversions give the variadic count. */
+  format?: number;
+}
+
+/** What trimming asks about the program. */
+export interface CallFacts {
+  callee(target: Expr): CalleeInfo | undefined;
+  /** Arguments a format string at `address` consumes, when a string is there. */
+  formatArgs(address: number): number | undefined;
 }
 
 const regOf = (name: string, ptr: number): Reg => ({
@@ -42,15 +52,29 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
   return { ...fn, blocks };
 }
 
-/** The kind of definition of each SSA register: set by a statement, a phi, or a call. */
-function definitions(fn: IrFunction): Map<string, "set" | "phi" | "call"> {
-  const defs = new Map<string, "set" | "phi" | "call">();
+interface Def {
+  kind: "set" | "phi" | "call";
+  block: number;
+  index: number;
+  src?: Expr;
+  target?: Expr;
+}
+
+/** Where and how each SSA register is defined. */
+function definitions(fn: IrFunction): Map<string, Def> {
+  const defs = new Map<string, Def>();
   for (const b of fn.blocks.values()) {
-    for (const p of b.phis) defs.set(varKey(p.dst), "phi");
-    for (const s of b.stmts) {
-      if (s.k === "set") defs.set(varKey(s.dst), "set");
-      if (s.k === "call") { for (const d of s.defs) defs.set(varKey(d), "call"); }
-    }
+    for (const p of b.phis) defs.set(varKey(p.dst), { kind: "phi", block: b.start, index: -1 });
+    b.stmts.forEach((s, index) => {
+      if (s.k === "set") {
+        defs.set(varKey(s.dst), { kind: "set", block: b.start, index, src: s.src });
+      }
+      if (s.k === "call") {
+        for (const d of s.defs) {
+          defs.set(varKey(d), { kind: "call", block: b.start, index, target: s.target });
+        }
+      }
+    });
   }
   return defs;
 }
@@ -63,39 +87,83 @@ function definitions(fn: IrFunction): Map<string, "set" | "phi" | "call"> {
 export function trimCalls(
   fn: IrFunction,
   cc: CallingConvention,
-  callee: (target: Expr) => CalleeInfo | undefined,
+  facts: CallFacts,
 ): IrFunction {
   const defs = definitions(fn);
-  const written = (e: Expr) =>
-    e.k === "reg" && e.ver !== undefined && e.ver > 0 && defs.get(varKey(e)) !== "call";
-  const trim = (args: Expr[], target: Expr): Expr[] => {
+  // An argument register counts when this block set it since the previous call: registers set
+  // elsewhere are more often scratch values than arguments.
+  // Or when the value set is read by nothing but calls, in this argument position (a compiler
+  // hoists `mov edi, esi` out of switch cases).
+  const uses = countUses(fn);
+  const argUses = new Map<string, number>();
+  const countArgs = (args: Expr[]) =>
+    args.slice(0, cc.args.length).forEach((a, i) => {
+      if (a.k === "reg" && a.name === cc.args[i]) {
+        argUses.set(varKey(a), (argUses.get(varKey(a)) ?? 0) + 1);
+      }
+    });
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) if (s.k === "call") countArgs(s.args);
+    if (b.term.k === "tail") countArgs(b.term.args);
+  }
+  const setHere = (e: Expr, block: number, after: number, before: number) => {
+    if (e.k !== "reg" || !e.ver) return false;
+    const d = defs.get(varKey(e));
+    if (d?.kind !== "set") return false;
+    if (d.block === block && d.index > after && d.index < before) return true;
+    return (argUses.get(varKey(e)) ?? 0) === (uses.count.get(varKey(e)) ?? 0);
+  };
+  const constantOf = (e: Expr): number | undefined => {
+    if (e.k === "const") return Number(e.value);
+    const d = e.k === "reg" ? defs.get(varKey(e)) : undefined;
+    return d?.src?.k === "const" ? Number(d.src.value) : undefined;
+  };
+  const trim = (args: Expr[], target: Expr, block: number, after: number, before: number) => {
     const regs = args.slice(0, cc.args.length);
     const sp = args[cc.args.length];
-    const info = callee(target);
+    const info = facts.callee(target);
     let n = 0;
     regs.forEach((a, i) => {
-      if (written(a)) n = i + 1;
+      if (setHere(a, block, after, before)) n = i + 1;
     });
-    if (info?.args !== undefined) n = info.variadic ? Math.max(n, info.args) : info.args;
+    if (info?.args !== undefined) {
+      n = info.variadic ? Math.max(n, info.args) : info.args;
+      const f = info.format;
+      const fmt = f !== undefined && regs[f] ? constantOf(regs[f]!) : undefined;
+      const count = fmt !== undefined ? facts.formatArgs(fmt) : undefined;
+      if (info.variadic && f !== undefined && count !== undefined) n = info.args + count;
+    }
     n = Math.min(n, regs.length);
     return sp ? [...regs.slice(0, n), sp] : regs.slice(0, n);
   };
-  const blocks = new Map<number, IrBlock>();
-  // A value set on some path (not only left behind by a call) is a return value.
+  // A value set on some path (not only left behind by a call) is a return value; so is a call's
+  // when the callee is known to return one.
   let returns = false;
   for (const b of fn.blocks.values()) {
     const v = b.term.k === "ret" ? b.term.value : undefined;
-    if (v && (v.k !== "reg" || (v.ver !== 0 && defs.get(varKey(v)) !== "call"))) returns = true;
+    if (!v) continue;
+    const d = v.k === "reg" ? defs.get(varKey(v)) : undefined;
+    if (v.k !== "reg" || (v.ver !== 0 && d?.kind !== "call")) returns = true;
+    else if (d?.kind === "call" && d.target && facts.callee(d.target)?.returns) returns = true;
   }
+  const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
-    const stmts = b.stmts.map((s): Stmt =>
-      s.k === "call" ? { ...s, args: trim(s.args, s.target) } : s
-    );
+    let lastCall = -1;
+    const stmts = b.stmts.map((s, i): Stmt => {
+      if (s.k !== "call") return s;
+      const out = { ...s, args: trim(s.args, s.target, k, lastCall, i) };
+      lastCall = i;
+      return out;
+    });
     let term = b.term;
     if (term.k === "ret" && !returns) term = { k: "ret", at: term.at };
     if (term.k === "tail") {
       const { value: _v, ...rest } = term;
-      term = { ...rest, args: trim(term.args, term.target), ...(returns ? { value: _v! } : {}) };
+      term = {
+        ...rest,
+        args: trim(term.args, term.target, k, lastCall, Infinity),
+        ...(returns || facts.callee(term.target)?.returns ? { value: _v! } : {}),
+      };
     }
     blocks.set(k, { ...b, stmts, term });
   }

@@ -79,6 +79,31 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
       if (!ok) inline.delete(key);
     });
   }
+  // Chains of single uses (`eax += ecx` ten thousand times) would inline into one giant tree:
+  // a value whose inlined size passes the limit stays a variable, which cuts the chain.
+  const resolvedSize = new Map<string, number>();
+  const sizeOf = (e: Expr, depth: number): number => {
+    if (e.k === "reg" || e.k === "tmp") {
+      const key = varKey(e);
+      const src = inline.get(key);
+      if (!src) return 1;
+      const known = resolvedSize.get(key);
+      if (known !== undefined) return known;
+      resolvedSize.set(key, 1); // a cycle counts as a leaf
+      const n = depth > 200 ? Infinity : sizeOf(src, depth + 1);
+      if (n > MAX_INLINED_SIZE) {
+        inline.delete(key);
+        resolvedSize.set(key, 1);
+        return 1;
+      }
+      resolvedSize.set(key, n);
+      return n;
+    }
+    let n = 1;
+    forEachChild(e, (ch) => (n += sizeOf(ch, depth + 1)));
+    return n;
+  };
+  for (const key of [...inline.keys()]) sizeOf(parseKey(key), 0);
   if (inline.size === 0) return { fn, changed: false };
   const resolve = (e: Expr, depth: number): Expr => {
     if (depth > 64) return e;
@@ -119,6 +144,13 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
   });
   // Definitions whose every use was replaced are now dead; DCE removes them.
   return { fn: simplifyAll(out), changed: true };
+}
+
+/** A variable reference with the given {@link varKey} (its size does not matter here). */
+function parseKey(key: string): Expr {
+  if (key.startsWith("t")) return { k: "tmp", id: Number(key.slice(1)), size: 0 };
+  const [name, ver] = key.split(".");
+  return { k: "reg", name: name!, size: 0, ...(ver !== undefined ? { ver: Number(ver) } : {}) };
 }
 
 function mapExpr(e: Expr, f: (c: Expr) => Expr): Expr {
