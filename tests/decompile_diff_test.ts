@@ -43,10 +43,10 @@ const SUBSET = [
 ];
 
 /**
- * The share of SUBSET that must come out equivalent. Set from what the decompiler reached when
- * this test was last measured (see the commit that changed it); raise it as the decompiler grows.
+ * The share of SUBSET that must come out equivalent: what the decompiler reached when this was
+ * last measured (21 of 22, rotl32 still wrong); raise it as the decompiler grows.
  */
-const MIN_EQUIVALENT = 0;
+const MIN_EQUIVALENT = 0.95;
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
