@@ -48,6 +48,26 @@ function fmt(n: number, digits = 1): string {
   return Number.isNaN(n) ? "-" : n.toFixed(digits);
 }
 
+/** The columns both tables end with: structure, speed, the speed reference, wall time. */
+const SHAPE_HEADER = ["gotos/fn", "lines/fn", "median ms", "p99 ms", "× disasm", "wall s"];
+
+function shapeCells(
+  gotos: readonly number[],
+  lines: readonly number[],
+  ms: readonly number[],
+  disasmMs: readonly number[],
+  t0: number,
+): string[] {
+  return [
+    fmt(mean(gotos), 2),
+    fmt(mean(lines)),
+    fmt(quantile(ms, 0.5), 2),
+    fmt(quantile(ms, 0.99), 2),
+    ratio(ms, disasmMs),
+    fmt((performance.now() - t0) / 1000, 0),
+  ];
+}
+
 /** Median of `ms` over median of the reference, as "12.3×". */
 function ratio(ms: readonly number[], reference: readonly number[]): string {
   const r = quantile(ms, 0.5) / quantile(reference, 0.5);
@@ -105,12 +125,7 @@ async function differential(
           pct(s.decompiled, s.total),
           pct(s.recompiled, s.total),
           pct(s.equivalent, s.total),
-          fmt(mean(s.gotos), 2),
-          fmt(mean(s.lines)),
-          fmt(quantile(s.ms, 0.5), 2),
-          fmt(quantile(s.ms, 0.99), 2),
-          ratio(s.ms, s.disasmMs),
-          fmt((performance.now() - t0) / 1000, 0),
+          ...shapeCells(s.gotos, s.lines, s.ms, s.disasmMs, t0),
         ]);
         for (const o of outcomes) if (o.stage !== "equivalent") reasons.push(reasonOf(o));
         if (args.ghidra) {
@@ -138,12 +153,7 @@ async function differential(
       "decompiled",
       "recompiled",
       "equivalent",
-      "gotos/fn",
-      "lines/fn",
-      "median ms",
-      "p99 ms",
-      "× disasm",
-      "wall s",
+      ...SHAPE_HEADER,
     ],
     rows,
   ));
@@ -263,12 +273,13 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       pct(ok.length, sample.length),
       pct(clean, ok.length),
       insns === 0 ? "-" : `${(100 * (1 - asm / insns)).toFixed(2)}%`,
-      fmt(mean(shapes.map((s) => s.gotos)), 2),
-      fmt(mean(shapes.map((s) => s.lines))),
-      fmt(quantile(ms, 0.5), 2),
-      fmt(quantile(ms, 0.99), 2),
-      ratio(ms, results.flatMap((r) => r.disasmMs !== undefined ? [r.disasmMs] : [])),
-      fmt((performance.now() - t0) / 1000, 0),
+      ...shapeCells(
+        shapes.map((s) => s.gotos),
+        shapes.map((s) => s.lines),
+        ms,
+        results.flatMap((r) => r.disasmMs !== undefined ? [r.disasmMs] : []),
+        t0,
+      ),
     ]);
     out.push({
       file,
@@ -291,12 +302,7 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       "output",
       "no __asm_",
       "insns lifted",
-      "gotos/fn",
-      "lines/fn",
-      "median ms",
-      "p99 ms",
-      "× disasm",
-      "wall s",
+      ...SHAPE_HEADER,
     ],
     rows,
   ));

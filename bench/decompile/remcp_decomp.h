@@ -149,33 +149,19 @@ REMCP_UNPACK(__punpckhqdq, remcp_v2u64, 2, 1)
 static inline int16_t remcp_sat16(int32_t v) { return v > 32767 ? 32767 : v < -32768 ? -32768 : v; }
 static inline int8_t remcp_sat8(int16_t v) { return v > 127 ? 127 : v < -128 ? -128 : v; }
 static inline uint8_t remcp_satu8(int16_t v) { return v > 255 ? 255 : v < 0 ? 0 : v; }
-static inline remcp_u128 __packssdw(remcp_u128 a_, remcp_u128 b_) {
-  remcp_v4i32 a = REMCP_AS(remcp_v4i32, a_), b = REMCP_AS(remcp_v4i32, b_);
-  remcp_v8i16 r;
-  for (int i = 0; i < 4; i++) {
-    r[i] = remcp_sat16(a[i]);
-    r[4 + i] = remcp_sat16(b[i]);
+#define REMCP_PACK(name, From, To, n, sat)                              \
+  static inline remcp_u128 name(remcp_u128 a_, remcp_u128 b_) {          \
+    From a = REMCP_AS(From, a_), b = REMCP_AS(From, b_);                 \
+    To r;                                                                \
+    for (int i = 0; i < n; i++) {                                        \
+      r[i] = sat(a[i]);                                                  \
+      r[n + i] = sat(b[i]);                                              \
+    }                                                                    \
+    return REMCP_BITS(r);                                                \
   }
-  return REMCP_BITS(r);
-}
-static inline remcp_u128 __packsswb(remcp_u128 a_, remcp_u128 b_) {
-  remcp_v8i16 a = REMCP_AS(remcp_v8i16, a_), b = REMCP_AS(remcp_v8i16, b_);
-  remcp_v16i8 r;
-  for (int i = 0; i < 8; i++) {
-    r[i] = remcp_sat8(a[i]);
-    r[8 + i] = remcp_sat8(b[i]);
-  }
-  return REMCP_BITS(r);
-}
-static inline remcp_u128 __packuswb(remcp_u128 a_, remcp_u128 b_) {
-  remcp_v8i16 a = REMCP_AS(remcp_v8i16, a_), b = REMCP_AS(remcp_v8i16, b_);
-  remcp_v16u8 r;
-  for (int i = 0; i < 8; i++) {
-    r[i] = remcp_satu8(a[i]);
-    r[8 + i] = remcp_satu8(b[i]);
-  }
-  return REMCP_BITS(r);
-}
+REMCP_PACK(__packssdw, remcp_v4i32, remcp_v8i16, 4, remcp_sat16)
+REMCP_PACK(__packsswb, remcp_v8i16, remcp_v16i8, 8, remcp_sat8)
+REMCP_PACK(__packuswb, remcp_v8i16, remcp_v16u8, 8, remcp_satu8)
 static inline remcp_u128 __pmuludq(remcp_u128 a_, remcp_u128 b_) {
   remcp_v4u32 a = REMCP_AS(remcp_v4u32, a_), b = REMCP_AS(remcp_v4u32, b_);
   remcp_v2u64 r = {(uint64_t)a[0] * b[0], (uint64_t)a[2] * b[2]};
