@@ -75,7 +75,8 @@ function ratio(ms: readonly number[], reference: readonly number[]): string {
 }
 
 function reasonOf(o: FunctionOutcome): string {
-  const d = o.detail.replace(/0x[0-9a-f]+/gi, "0x…").replace(/\d+/g, "N").slice(0, 110);
+  const d = o.detail.replace(/\bdec_\w+/g, "dec_NAME").replace(/0x[0-9a-f]+/gi, "0x…")
+    .replace(/\d+/g, "N").slice(0, 110);
   return `${o.stage}: ${d}`;
 }
 
