@@ -1,6 +1,6 @@
 /** End-to-end: decompile_function on the embedded backend (remcp's own decompiler). */
 import assert from "node:assert/strict";
-import { fixture, type Harness, ok, startRemcp } from "./_harness.ts";
+import { fails, fixture, type Harness, ok, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -95,3 +95,111 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "rename_local and set_local_type change the output, undo, and travel in exports",
+  e2e,
+  async () => {
+    const h = await startRemcp();
+    try {
+      const db = await open(h, "elf_x86_64_gcc_O0");
+      const code = async () =>
+        String((await ok(h.client, "decompile_function", { database: db, address: "main" })).code);
+      const before = await code();
+      assert.match(before, /main\(uint32_t arg1, /);
+      const r = await ok(h.client, "rename_local", {
+        database: db,
+        function: "main",
+        variable: "arg1",
+        name: "argc",
+      });
+      assert.deepEqual([r.variable, r.old_name, r.new_name], ["arg1", "arg1", "argc"]);
+      const t = await ok(h.client, "set_local_type", {
+        database: db,
+        function: "main",
+        variable: "argc",
+        type: "int",
+      });
+      assert.equal(t.new_type, "int");
+      const after = await code();
+      assert.match(after, /main\(int argc, /);
+      assert.doesNotMatch(after, /\barg1\b/);
+      // Errors name what to do.
+      const missing = await fails(h.client, "rename_local", {
+        database: db,
+        function: "main",
+        variable: "nosuch",
+        name: "x",
+      });
+      assert.equal(missing.error_type, "NotFound");
+      assert.match(missing.error, /its variables: argc/);
+      const bad = await fails(h.client, "set_local_type", {
+        database: db,
+        function: "main",
+        variable: "argc",
+        type: "int; system()",
+      });
+      assert.equal(bad.error_type, "InvalidArgument");
+      // Exported and imported with the rest.
+      const exported = await ok(h.client, "export_annotations", { database: db });
+      assert.match(String(exported.document), /"locals":\[\{"address":"0x[0-9a-f]+","variables"/);
+      // Undo twice: the type, then the name.
+      await ok(h.client, "undo", { database: db });
+      assert.match(await code(), /main\(uint32_t argc, /);
+      await ok(h.client, "undo", { database: db });
+      assert.match(await code(), /main\(uint32_t arg1, /);
+      const imported = await ok(h.client, "import_annotations", {
+        database: db,
+        document: exported.document,
+      });
+      assert.ok(Number(imported.applied) >= 1);
+      assert.match(await code(), /main\(int argc, /);
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+Deno.test(
+  "set_function_prototype changes a function's decompilation and its callers'",
+  e2e,
+  async () => {
+    const h = await startRemcp();
+    try {
+      const db = await open(h, "elf_x86_64_gcc_O0");
+      const dec = async (address: string) =>
+        String((await ok(h.client, "decompile_function", { database: db, address })).code);
+      assert.match(await dec("remcp_fact"), /^uint64_t remcp_fact\(/);
+      await ok(h.client, "set_function_prototype", {
+        database: db,
+        address: "remcp_fact",
+        prototype: "long remcp_fact(int n, int unused)",
+      });
+      assert.match(
+        await dec("remcp_fact"),
+        /^long remcp_fact\(uint64_t arg1, uint64_t arg2\)|^long remcp_fact\(\w+ arg1, \w+ arg2\)/,
+      );
+      // The caller now passes two arguments.
+      assert.match(await dec("main"), /remcp_fact\([^;]*, [^;]*\);/);
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+Deno.test("decompile_function on x86-32: cdecl stack arguments and PIC strings", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const db = await open(h, "elf_i386_gcc_O2");
+    const dec = async (address: string) =>
+      String((await ok(h.client, "decompile_function", { database: db, address })).code);
+    assert.match(
+      await dec("remcp_op_plus"),
+      /\(uint32_t arg1, uint32_t arg2\)[^]*return arg2 \+ arg1;/,
+    );
+    assert.match(await dec("remcp_apply"), /= \(\(uint64_t \(\*\)\(\)\)arg1\)\(arg2, arg3\);/);
+    assert.match(await dec("remcp_print_strings"), /puts\("Hello, remcp!"\);/);
+  } finally {
+    await h.close();
+  }
+});

@@ -187,16 +187,18 @@ Deno.test("bad database ids, missing files and directories are refused clearly",
 });
 
 Deno.test(
-  "a tool called while analysing is refused with Busy until wait_for_analysis",
+  "while analysing, tools that need the analysis answer Busy and format tools already work",
   e2e,
   async () => {
     const h = await startRemcp({ env: { REMCP_DEBUG_ANALYSIS_DELAY_MS: "1500" } });
     try {
       const o = await ok(h.client, "open_database", { path: ELF });
       assert.equal(o.opening, true);
-      const busy = await fails(h.client, "get_database_info", {});
+      const busy = await fails(h.client, "list_functions", {});
       assert.equal(busy.error_type, "Busy");
       assert.match(busy.error, /wait_for_analysis/);
+      // Readiness is the worker's decision per tool: format tools answer during analysis.
+      await ok(h.client, "list_sections", {});
       const progress: number[] = [];
       const r = await h.client.callTool(
         { name: "wait_for_analysis", arguments: {} },

@@ -2,10 +2,10 @@
  * Runs a script in the sandbox with `invoke` routed through the supervisor: shared by the
  * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
  */
-import { fromErrorPayload, RemcpError } from "../errors.ts";
+import { resultValue } from "../protocol/results.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
 import type { SandboxRunStats } from "../sandbox/pool.ts";
-import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host } from "../supervisor/host.ts";
 
 /** What a script run needs. */
 export interface ScriptRun {
@@ -28,7 +28,7 @@ export interface ScriptResult {
 
 /** Runs `run.code`; every invoke goes through `sup.callTool` as a call `via: "execute"`. */
 export async function runScript(
-  sup: Supervisor,
+  sup: Host,
   ctx: CallContext,
   run: ScriptRun,
 ): Promise<ScriptResult> {
@@ -52,12 +52,9 @@ export async function runScript(
         }
       }
       const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
-      if (result.isError) {
-        throw fromErrorPayload(result.structuredContent) ??
-          new RemcpError("Internal", `${name} failed`, {});
-      }
+      const value = resultValue(result, name);
       ctx.progress(invokes, undefined, `${invokes} invokes`);
-      return result.structuredContent;
+      return value;
     },
   });
   if (!r.ok) {

@@ -14,7 +14,7 @@ import { jsonCatalog } from "../protocol/catalog/json_catalog.ts";
 import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import { saveSpec, statusSpec } from "../../workers/internal_tools.ts";
 import { ENTRY_SCRIPT, PROBE_SCRIPT, PYTHON_SCRIPTS } from "../../workers/python/scripts.ts";
-import type { BackendInfo } from "./backends.ts";
+import type { BackendInfo } from "./backend_info.ts";
 import type { Spawner } from "./worker_process.ts";
 
 /** The engine backends that run as Python workers. */

@@ -4,7 +4,7 @@ import { parseAddress } from "../../src/protocol/address.ts";
 import { hex } from "../../src/protocol/paging.ts";
 import type { BinaryImage } from "./formats/image.ts";
 import type { NameIndex } from "./names.ts";
-import type { AnnotationStore } from "./store/store.ts";
+import type { AnnotationStore } from "../shared/store/store.ts";
 import type { CodeView } from "./code.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import type { FunctionInfo } from "./analysis/types.ts";

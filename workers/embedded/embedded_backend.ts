@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import { RemcpError, toErrorPayload } from "../../src/errors.ts";
 import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
-import type { BackendEnv } from "../backends.ts";
+import type { BackendEnv } from "../backend.ts";
 import type { EmbeddedDb } from "./db.ts";
 import { openImage } from "./formats/open_image.ts";
 import type { OpenOptions } from "./formats/image.ts";
@@ -19,13 +19,14 @@ import { annotationTools } from "./tools/annotation_tools.ts";
 import { codeTools } from "./tools/code_tools.ts";
 import { CodeView } from "./code.ts";
 import { functionTools } from "./tools/function_tools.ts";
+import { localTools } from "./tools/local_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
 import { ANALYSIS_VERSION } from "./analysis/types.ts";
 import { fnName } from "./db.ts";
-import { AnnotationStore } from "./store/store.ts";
+import { AnnotationStore } from "../shared/store/store.ts";
 import { join } from "node:path";
 
 /** Opens `path` with the embedded engine; returns at once, loading continues in the background. */
@@ -129,6 +130,7 @@ export function createEmbedded(
       ...annotationTools(need),
       ...codeTools(need),
       ...functionTools(need),
+      ...localTools(need),
       ...xrefTools(need),
     ],
     save: () => {

@@ -14,6 +14,8 @@ import { type Control, X86Lifter } from "./lift/x86.ts";
 export interface BuildContext {
   /** Whether a call to `address` never returns (the engine's no-return analysis). */
   isNoReturn(address: number): boolean;
+  /** The register a 32-bit PIC thunk at `address` loads with its return address, if it is one. */
+  pcThunk?(address: number): string | undefined;
 }
 
 /** The IR of a function and what lifting it counted. */
@@ -75,7 +77,31 @@ export function buildIr(
         }
       }
       if (r.control?.k === "call" && r.control.target.k === "const") {
-        if (ctx.isNoReturn(Number(r.control.target.value))) {
+        const target = Number(r.control.target.value);
+        // 32-bit PIC: `call __x86.get_pc_thunk.bx` (or `call next; pop ebx`) loads the address
+        // of the next instruction.
+        const thunk = ctx.pcThunk?.(target) ??
+          (target === insn.address + insn.size ? "push" : undefined);
+        if (thunk) {
+          const next = { k: "const", value: BigInt(insn.address + insn.size), size: 4 } as const;
+          stmts.pop();
+          if (thunk === "push") {
+            const sp = { k: "reg", name: lifter.sp, size: 4 } as const;
+            const lower = { k: "bin", op: "add", a: sp, b: constant(-4, 4), size: 4 } as const;
+            stmts.push({ k: "set", dst: sp, src: lower, at: insn.address });
+            stmts.push({ k: "store", addr: sp, value: next, size: 4, at: insn.address });
+          } else {
+            stmts.push({
+              k: "set",
+              dst: { k: "reg", name: thunk, size: 4 },
+              src: next,
+              at: insn.address,
+            });
+          }
+          last = undefined;
+          continue;
+        }
+        if (ctx.isNoReturn(target)) {
           last = { k: "stop", why: "no-return call" };
           break;
         }

@@ -12,9 +12,14 @@ import { type CallingConvention, defaultConvention } from "./abi/conventions.ts"
 import { buildIr } from "./build.ts";
 import { type Expr, type IrFunction, type Term, type Var, varKey } from "./ir.ts";
 import { normalize, reversePostOrder, toSsa } from "./ssa.ts";
-import { dropStackMarker, prepareCalls, trimCalls } from "./passes/calls.ts";
-import { propagateOnce, simplifyAll } from "./passes/propagate.ts";
-import { eliminateDeadCode } from "./passes/dead.ts";
+import {
+  type CallFacts,
+  dropStackMarker,
+  prepareCalls,
+  stackArguments,
+  trimCalls,
+} from "./passes/calls.ts";
+import { propagate, simplifyAll } from "./passes/propagate.ts";
 import { type Frame, recoverFrame } from "./passes/stack.ts";
 import { leaveSsa } from "./passes/outssa.ts";
 import { coalesce } from "./passes/coalesce.ts";
@@ -40,6 +45,8 @@ export interface DecompileInput {
   stringAt?(address: number): string | undefined;
   /** The prototype of the function (or import slot) at `address`: the user's, else built in. */
   prototypeAt?(address: number): Prototype | undefined;
+  /** The register a 32-bit PIC thunk at `address` loads (`ebx` for get_pc_thunk.bx). */
+  pcThunk?(address: number): string | undefined;
   /** What a callee's own code says of its parameters and return value (no prototype known). */
   summaryAt?(address: number): { params: number; returns: boolean } | undefined;
   /** Milliseconds this decompilation may take. */
@@ -89,7 +96,10 @@ export function decompile(input: DecompileInput): Decompiled {
     }
   };
   const cc = defaultConvention(input.bits === 32 ? "x86" : "x86_64", input.format);
-  const built = buildIr(input.fn, input.insns, input.bits, { isNoReturn: input.isNoReturn });
+  const built = buildIr(input.fn, input.insns, input.bits, {
+    isNoReturn: input.isNoReturn,
+    ...(input.pcThunk ? { pcThunk: input.pcThunk } : {}),
+  });
   stage("lift");
   let ir = normalize(built.fn);
   ir = prepareCalls(ir, cc);
@@ -102,7 +112,7 @@ export function decompile(input: DecompileInput): Decompiled {
     }
     return undefined;
   };
-  ir = trimCalls(ir, cc, {
+  const facts: CallFacts = {
     callee: (target) => {
       const p = protoOf(target);
       if (!p) {
@@ -120,24 +130,14 @@ export function decompile(input: DecompileInput): Decompiled {
       const s = input.stringAt?.(address);
       return s === undefined ? undefined : formatArguments(s);
     },
-  });
-  ir = simplifyAll(ir);
-  for (let round = 0; round < 64; round++) {
-    const r = propagateOnce(ir);
-    ir = eliminateDeadCode(r.fn);
-    if (!r.changed) break;
-    if (now() > deadline) stage("propagate");
-  }
+  };
+  ir = trimCalls(ir, cc, facts);
+  ir = propagate(simplifyAll(ir), () => now() > deadline && stage("propagate"));
   stage("propagate");
+  if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
   ir = dropStackMarker(ir, cc);
   const framed = recoverFrame(ir);
-  ir = framed.fn;
-  for (let round = 0; round < 64; round++) {
-    const r = propagateOnce(ir);
-    ir = eliminateDeadCode(r.fn);
-    if (!r.changed) break;
-    if (now() > deadline) stage("frame");
-  }
+  ir = propagate(framed.fn, () => now() > deadline && stage("frame"));
   stage("frame");
   ir = switchValues(ir);
   ir = narrowReturns(narrow(ir));

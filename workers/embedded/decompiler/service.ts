@@ -158,7 +158,7 @@ function run(
     try {
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
       const dec = run(d, callee, body, decoder, cache, Math.min(budgetMs, 500), false);
-      const s = { params: dec.params.filter((p) => p.k === "reg").length, returns: dec.returns };
+      const s = { params: dec.params.length, returns: dec.returns };
       cache.summaries.set(addr, s);
       return s;
     } catch {
@@ -174,9 +174,28 @@ function run(
     isString: (addr) => a.stringAt(addr) !== undefined,
     stringAt: (addr) => a.stringAt(addr)?.text,
     prototypeAt: (addr) => prototypeAt(d, addr, names),
+    ...(image.arch === "x86" ? { pcThunk: (addr: number) => pcThunk(d, addr) } : {}),
     ...(withCallees ? { summaryAt: summary } : {}),
     budgetMs,
   });
+}
+
+// `mov reg, [esp]; ret`: the ModRM byte names the register.
+const THUNK_REGS: Record<number, string> = {
+  0x04: "eax",
+  0x0c: "ecx",
+  0x14: "edx",
+  0x1c: "ebx",
+  0x2c: "ebp",
+  0x34: "esi",
+  0x3c: "edi",
+};
+
+/** The register a 32-bit PIC thunk at `address` loads with its return address, if it is one. */
+function pcThunk(d: EmbeddedDb, address: number): string | undefined {
+  const b = d.image.read(address, 4);
+  if (!b || b[0] !== 0x8b || b[2] !== 0x24 || b[3] !== 0xc3) return undefined;
+  return THUNK_REGS[b[1]!];
 }
 
 /** The user's prototype at `address`, else the built-in one of the name there. */

@@ -1,4 +1,4 @@
-"""The result rules of DESIGN §3.5 (a port of src/protocol/results.ts and paging.ts): object-only
+"""The result rules of docs/ARCHITECTURE.md (a port of src/protocol/results.ts and paging.ts): object-only
 structured content, compact JSON text, pages, the output cap, and never cut, invalid JSON."""
 import json
 import re
@@ -27,12 +27,9 @@ def ok_result(value):
 
 
 def error_result(err, engine=None, tool=None):
+    """A failed result: the error object as text only (src/protocol/results.ts says why)."""
     payload = error_payload(err, engine, tool)
-    return {
-        "content": [{"type": "text", "text": compact(payload)}],
-        "structuredContent": payload,
-        "isError": True,
-    }
+    return {"content": [{"type": "text", "text": compact(payload)}], "isError": True}
 
 
 def hex_addr(value):

@@ -246,7 +246,8 @@ export class X86Lifter {
     });
 
     if (NO_EFFECT.has(m) || m.startsWith("prefetch")) return undefined;
-    if (STRING_OPS.test(m)) return false;
+    const str = STRING_OPS.exec(m);
+    if (str) return this.#string(str[1]?.trim(), str[2]!, str[3]!);
     const jcc = /^j(.+)$/.exec(m);
     if (jcc && insn.flow === "cjump") {
       const cc = conditionName(jcc[1]!);
@@ -520,17 +521,34 @@ export class X86Lifter {
       case "int3":
       case "int1":
         return { k: "stop", why: m };
-      case "bt": {
+      case "bt":
+      case "bts":
+      case "btr":
+      case "btc": {
         if (!o0 || !o1) return false;
+        if (o0.kind === "mem" && o1.kind !== "imm") return false; // a bit string, not modelled
         const a = this.#tmp(this.read(o0, insn, size0));
-        const n = this.read(o1, insn, size0);
+        const raw = this.read(o1, insn, size0);
+        const n = raw.k === "const"
+          ? constant(raw.value & BigInt(size0 * 8 - 1), size0)
+          : bin("and", raw, constant(size0 * 8 - 1, size0));
         const bit = bin(
           "ne",
           bin("and", bin("shr", a, n), constant(1, size0)),
           constant(0, size0),
           1,
         );
-        this.#setFlags("bits", a, n, a, this.#tmp(bit));
+        const cf = this.#tmp(bit);
+        if (m !== "bt") {
+          const mask = bin("shl", constant(1, size0), n);
+          const v = m === "bts"
+            ? bin("or", a, mask)
+            : m === "btr"
+            ? bin("and", a, { k: "un", op: "not", a: mask, size: size0 })
+            : bin("xor", a, mask);
+          this.write(o0, insn, this.#tmp(v));
+        }
+        this.#setFlags("bits", a, n, a, cf);
         return undefined;
       }
       case "bswap":
@@ -574,6 +592,60 @@ export class X86Lifter {
     }
     if (this.#isVector(m, ops)) return this.#vector(m, insn);
     return false;
+  }
+
+  /**
+   * String instructions with the direction flag clear (the ABIs' state on entry and across
+   * calls). One element: its load/store and pointer steps. `rep stos`/`rep movs`: a typed
+   * intrinsic for the block operation, then the pointers advanced and the count zeroed.
+   * `rep scas`/`rep cmps` stop on a comparison: left to the `__asm_` form.
+   */
+  #string(prefix: string | undefined, op: string, unitChar: string): undefined | false {
+    const unit = { b: 1, w: 2, d: 4, q: 8 }[unitChar as "b" | "w" | "d" | "q"];
+    const p = this.ptr;
+    const r = (n64: string) => this.bits === 64 ? n64 : n64.replace(/^r/, "e");
+    const acc = { 1: "al", 2: "ax", 4: "eax", 8: "rax" }[unit]!;
+    const di = this.readReg(r("rdi"), p);
+    const si = this.readReg(r("rsi"), p);
+    const step = (reg: string, value: Expr, by: Expr) =>
+      this.writeReg(reg, { k: "bin", op: "add", a: value, b: by, size: p });
+    if (prefix === undefined) {
+      const one = constant(unit, p);
+      switch (op) {
+        case "stos":
+          this.#out.push({
+            k: "store",
+            addr: di,
+            value: this.readReg(acc, unit),
+            size: unit,
+            at: this.#at,
+          });
+          step(r("rdi"), di, one);
+          return undefined;
+        case "lods":
+          this.writeReg(acc, this.#tmp({ k: "load", addr: si, size: unit }));
+          step(r("rsi"), si, one);
+          return undefined;
+        case "movs": {
+          const v = this.#tmp({ k: "load", addr: si, size: unit });
+          this.#out.push({ k: "store", addr: di, value: v, size: unit, at: this.#at });
+          step(r("rdi"), di, one);
+          step(r("rsi"), si, one);
+          return undefined;
+        }
+        default:
+          return false;
+      }
+    }
+    if (prefix !== "rep" || (op !== "stos" && op !== "movs")) return false;
+    const count = this.#tmp(this.readReg(r("rcx"), p));
+    const bytes = this.#tmp({ k: "bin", op: "mul", a: count, b: constant(unit, p), size: p });
+    const args = op === "stos" ? [di, this.readReg(acc, unit), count] : [di, si, count];
+    this.#out.push({ k: "asm", name: `__rep_${op}${unitChar}`, args, outs: [], at: this.#at });
+    step(r("rdi"), di, bytes);
+    if (op === "movs") step(r("rsi"), si, bytes);
+    this.writeReg(r("rcx"), constant(0, p));
+    return undefined;
   }
 
   #scalar(v: Expr, size: number): Expr {

@@ -263,11 +263,11 @@ Deno.test("X86Lifter keeps what it does not model as __asm_ / intrinsic statemen
   assertEquals(cpuid.lifted, 1); // cpuid is a known intrinsic with explicit effects
   const stmt = cpuid.stmts[0];
   assertEquals(stmt?.k === "asm" ? [stmt.name, stmt.outs.length] : undefined, ["__cpuid", 4]);
-  const rep = await lift("f348ab"); // rep stosq
-  assertEquals(rep.lifted, 0);
+  const scas = await lift("f2ae"); // repne scasb stops on a comparison: not modelled
+  assertEquals(scas.lifted, 0);
   const s = stateOf({ rdi: 1, rsi: 2, rcx: 3, rax: 4 });
-  run(s, rep.stmts);
-  assertEquals(s.effects[0]?.name, "__asm_rep_stosq");
+  run(s, scas.stmts);
+  assertEquals(s.effects[0]?.name, "__asm_repne_scasb");
   const sse = await lift("f20f58c1f20f2ac0660fefc0"); // addsd; cvtsi2sd; pxor
   assertEquals(sse.lifted, 3);
   const fcmp = await lift("660f2ec17700"); // ucomisd xmm0, xmm1; ja
@@ -275,6 +275,30 @@ Deno.test("X86Lifter keeps what it does not model as __asm_ / intrinsic statemen
   assertNotEquals(c, undefined);
   const garbage = await lift("0f0b"); // ud2
   assertEquals(garbage.control?.k, "stop");
+});
+
+Deno.test("X86Lifter string instructions and bit operations", async () => {
+  const rep = await lift("f348ab"); // rep stosq: the block store, pointers advanced, count 0
+  assertEquals(rep.lifted, 1);
+  const s = stateOf({ rdi: 0x100, rcx: 3, rax: 4 });
+  run(s, rep.stmts);
+  assertEquals([s.effects[0]?.name, reg(s, "rdi"), reg(s, "rcx")], ["__rep_stosq", 0x118n, 0n]);
+  const stos = stateOf({ rdi: 0x200, rax: 0x41 });
+  run(stos, (await lift("aa")).stmts); // stosb
+  assertEquals([readMem(stos, 0x200, 1), reg(stos, "rdi")], [0x41n, 0x201n]);
+  const movs = stateOf({ rdi: 0x300, rsi: 0x400 });
+  writeMem(movs, 0x400, 4, 0xcafen);
+  run(movs, (await lift("a5")).stmts); // movsd
+  assertEquals([readMem(movs, 0x300, 4), reg(movs, "rsi")], [0xcafen, 0x404n]);
+  const bts = (await exec("0fbae803", { rax: 0 })).s;
+  assertEquals(reg(bts, "rax"), 8n);
+  const btr = (await exec("0fb3c8", { rax: 0xff, rcx: 35 })).s; // btr eax, ecx (35 & 31 = 3)
+  assertEquals(reg(btr, "rax"), 0xf7n);
+  const btc = await lift("480fbaf83f720000"); // btc rax, 63; jc
+  const st = stateOf({ rax: 1n << 63n });
+  run(st, btc.stmts);
+  const cond = btc.control?.k === "cjump" ? btc.control.cond : undefined;
+  assertEquals([reg(st, "rax"), cond ? evaluate(st, cond) : undefined], [0n, 1n]);
 });
 
 Deno.test("X86Lifter calls, returns and 32-bit mode", async () => {

@@ -9,6 +9,7 @@
 import type { CallingConvention } from "../abi/conventions.ts";
 import { type Expr, type IrBlock, type IrFunction, type Reg, type Stmt, varKey } from "../ir.ts";
 import { countUses } from "./uses.ts";
+import { stackOffset } from "./stack.ts";
 
 /** What the pass knows about a callee: its argument count (and whether it is variadic). */
 export interface CalleeInfo {
@@ -184,5 +185,61 @@ export function dropStackMarker(fn: IrFunction, cc: CallingConvention): IrFuncti
     blocks.set(k, { ...b, stmts, term });
   }
   void cc;
+  return { ...fn, blocks };
+}
+
+/**
+ * Stack arguments (cdecl and the other 32-bit conventions): the stores a block makes at the
+ * stack pointer of a call, `[sp]`, `[sp+4]`, …, since the previous call, become the call's
+ * arguments. How many: the callee's prototype or summary, else the run of stores found. Runs
+ * after propagation, while the call's last argument still marks its stack pointer.
+ */
+export function stackArguments(
+  fn: IrFunction,
+  cc: CallingConvention,
+  facts: CallFacts,
+): IrFunction {
+  const sp = fn.arch.sp;
+  const blocks = new Map<number, IrBlock>();
+  for (const [k, b] of fn.blocks) {
+    const removed = new Set<number>();
+    let prevCall = -1;
+    const replaced = new Map<number, Stmt>();
+    b.stmts.forEach((s, i) => {
+      if (s.k !== "call") return;
+      const from = prevCall;
+      prevCall = i;
+      const marker = s.args[s.args.length - 1];
+      const base = marker ? stackOffset(marker, sp) : undefined;
+      if (base === undefined) return;
+      const stores = new Map<number, number>();
+      for (let j = i - 1; j > from; j--) {
+        const st = b.stmts[j]!;
+        if (st.k !== "store") continue;
+        const o = stackOffset(st.addr, sp);
+        if (o === undefined || o < base || (o - base) % cc.slot !== 0) continue;
+        if (!stores.has(o)) stores.set(o, j);
+      }
+      const info = facts.callee(s.target);
+      let want = info?.args;
+      if (info?.variadic) want = undefined;
+      const args: Expr[] = [];
+      for (let n = 0; want === undefined ? n < 16 : n < want; n++) {
+        const j = stores.get(base + n * cc.slot);
+        if (j === undefined) break;
+        const st = b.stmts[j]!;
+        if (st.k !== "store") break;
+        args.push(st.value);
+        removed.add(j);
+      }
+      replaced.set(i, { ...s, args: [...s.args.slice(0, -1), ...args, marker!] });
+    });
+    if (replaced.size === 0) {
+      blocks.set(k, b);
+      continue;
+    }
+    const stmts = b.stmts.flatMap((s, i) => removed.has(i) ? [] : [replaced.get(i) ?? s]);
+    blocks.set(k, { ...b, stmts });
+  }
   return { ...fn, blocks };
 }

@@ -15,8 +15,7 @@ import {
 } from "../ir.ts";
 import { readMem, runFunction, stateOf, writeMem } from "../interp.ts";
 import { normalize, toSsa } from "../ssa.ts";
-import { propagateOnce } from "./propagate.ts";
-import { eliminateDeadCode } from "./dead.ts";
+import { propagate } from "./propagate.ts";
 import { recoverFrame } from "./stack.ts";
 import { leaveSsa } from "./outssa.ts";
 import { coalesce } from "./coalesce.ts";
@@ -52,15 +51,7 @@ function fn(blocks: [number, Stmt[], Term][]): IrFunction {
 const jump = (to: number): Term => ({ k: "jump", to, at: 0 });
 const ret = (value: Expr): Term => ({ k: "ret", value, at: 0 });
 
-function propagateAll(f: IrFunction): IrFunction {
-  let cur = f;
-  for (let i = 0; i < 20; i++) {
-    const p = propagateOnce(cur);
-    cur = eliminateDeadCode(p.fn);
-    if (!p.changed) break;
-  }
-  return cur;
-}
+const propagateAll = (f: IrFunction) => propagate(f);
 
 const statements = (f: IrFunction) =>
   [...f.blocks.values()].reduce((n, b) => n + b.stmts.length, 0);

@@ -5,7 +5,8 @@
  * between. Then every expression is simplified.
  */
 
-import { type Expr, forEachChild, type IrFunction, type Stmt, varKey } from "../ir.ts";
+import { type Expr, forEachChild, type IrFunction, mapChildren, type Stmt, varKey } from "../ir.ts";
+import { eliminateDeadCode } from "./dead.ts";
 import { substitute } from "../ssa.ts";
 import { simplify } from "./simplify.ts";
 import { countUses, exprSize, readsMemory } from "./uses.ts";
@@ -128,7 +129,7 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
   };
   const simplifyShallow = (e: Expr, depth: number): Expr => {
     let changed = false;
-    const rebuilt = mapExpr(e, (c) => {
+    const rebuilt = mapChildren(e, (c) => {
       const r = resolveDeep(c, depth);
       if (r !== c) changed = true;
       return r;
@@ -153,29 +154,25 @@ function parseKey(key: string): Expr {
   return { k: "reg", name: name!, size: 0, ...(ver !== undefined ? { ver: Number(ver) } : {}) };
 }
 
-function mapExpr(e: Expr, f: (c: Expr) => Expr): Expr {
-  switch (e.k) {
-    case "load":
-      return { ...e, addr: f(e.addr) };
-    case "bin":
-      return { ...e, a: f(e.a), b: f(e.b) };
-    case "un":
-    case "ext":
-    case "trunc":
-      return { ...e, a: f(e.a) };
-    case "select":
-      return { ...e, c: f(e.c), t: f(e.t), f: f(e.f) };
-    case "intr":
-      return { ...e, args: e.args.map(f) };
-    default:
-      return e;
-  }
-}
-
 /** Simplifies every expression of `fn`. */
 export function simplifyAll(fn: IrFunction): IrFunction {
   return substitute(fn, (e) => {
     const s = simplify(e);
     return s;
   });
+}
+
+/**
+ * Propagation and dead-code elimination, round after round until nothing changes (at most 64
+ * rounds); `check` runs between rounds (the budget: it throws to stop).
+ */
+export function propagate(fn: IrFunction, check: () => unknown = () => {}): IrFunction {
+  let cur = fn;
+  for (let round = 0; round < 64; round++) {
+    const r = propagateOnce(cur);
+    cur = eliminateDeadCode(r.fn);
+    if (!r.changed) break;
+    check();
+  }
+  return cur;
 }

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { RemcpError } from "../../../src/errors.ts";
 
 /** The kinds of annotation the store keeps. */
-export const ANNOTATION_KINDS = ["name", "comment", "prototype", "bookmark"] as const;
+export const ANNOTATION_KINDS = ["name", "comment", "prototype", "bookmark", "local"] as const;
 /** One of {@link ANNOTATION_KINDS}. */
 export type AnnotationKind = typeof ANNOTATION_KINDS[number];
 
@@ -30,6 +30,8 @@ const TABLES: Record<AnnotationKind, string> = {
   comment: "comments",
   prototype: "prototypes",
   bookmark: "bookmarks",
+  // The local variables of the function at the address: JSON {default name: {name?, type?}}.
+  local: "locals",
 };
 
 /** Annotations and cache of one database. */
@@ -54,6 +56,7 @@ export class AnnotationStore {
         CREATE TABLE IF NOT EXISTS comments (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS prototypes (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS bookmarks (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS locals (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS journal (
           id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, address INTEGER NOT NULL,
           old TEXT, new TEXT, at TEXT NOT NULL, undone INTEGER NOT NULL DEFAULT 0);
