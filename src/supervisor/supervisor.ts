@@ -8,6 +8,7 @@ import { RemcpError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import {
+  byteLength,
   errorResult,
   fitToCap,
   okResult,
@@ -309,10 +310,14 @@ export class Supervisor implements Host {
       signal: ctx.signal,
       onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
     });
-    // A worker's failure leaves in the one error shape, whatever shape the worker sent.
-    return result.isError
-      ? errorResult(resultError(result, name), this.config.maxOutputBytes)
-      : result;
+    // A worker's failure leaves in the one error shape: one already in it (text only, within the
+    // cap) passes as it came; anything else is re-shaped once.
+    if (!result.isError) return result;
+    const text = result.content[0]?.text ?? "";
+    if (result.structuredContent === undefined && byteLength(text) <= this.config.maxOutputBytes) {
+      return result;
+    }
+    return errorResult(resultError(result, name), this.config.maxOutputBytes);
   }
 
   /** Stops every worker and removes temporary files. */

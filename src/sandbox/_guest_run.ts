@@ -18,7 +18,7 @@ import {
   type EngineRun,
   type InvokeOutcome,
   JS_EVAL_FLAG_ASYNC,
-} from "./quickjs.ts";
+} from "./engine_types.ts";
 
 const SCRIPT_FILE = "script.js";
 /** QuickJS's own allocation limit sits below the WebAssembly cap, so it usually fires first. */
@@ -29,7 +29,7 @@ const LOG_TRUNCATED = "[log truncated]\n";
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** The pieces a run needs. */
-export interface RunScriptArgs {
+export interface GuestRunArgs {
   runtime: QuickJSRuntime;
   memory: WebAssembly.Memory;
   run: EngineRun;
@@ -37,8 +37,8 @@ export interface RunScriptArgs {
 }
 
 /** Runs one script to its end; see {@link SandboxEngine.run}. */
-export async function runScript(args: RunScriptArgs): Promise<EngineOutcome> {
-  return await new ScriptRun(args).execute();
+export async function runGuest(args: GuestRunArgs): Promise<EngineOutcome> {
+  return await new GuestRun(args).execute();
 }
 
 /** How a thrown value looked from inside the guest. */
@@ -67,7 +67,7 @@ interface Helpers {
   parse: QuickJSHandle;
 }
 
-class ScriptRun {
+class GuestRun {
   readonly #runtime: QuickJSRuntime;
   readonly #memory: WebAssembly.Memory;
   readonly #run: EngineRun;
@@ -88,7 +88,7 @@ class ScriptRun {
   #logBytes = 0;
   #logCut = false;
 
-  constructor({ runtime, memory, run, host }: RunScriptArgs) {
+  constructor({ runtime, memory, run, host }: GuestRunArgs) {
     this.#runtime = runtime;
     this.#memory = memory;
     this.#run = run;
