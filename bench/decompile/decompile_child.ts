@@ -83,9 +83,9 @@ async function main(): Promise<void> {
     const t2 = performance.now();
     const listed = await runTool(e.backend, disassemble, { address, limit: 10_000 }, ctx, options);
     const disasm_ms = Math.round((performance.now() - t2) * 1000) / 1000;
-    const total = listed.structuredContent.total;
+    const total = listed.structuredContent?.total;
     const instructions = typeof total === "number" ? total : undefined;
-    const sc = r.structuredContent;
+    const sc = r.structuredContent ?? {};
     if (r.isError) {
       emit({
         address,
