@@ -16,6 +16,8 @@ export interface BuildContext {
   isNoReturn(address: number): boolean;
   /** The register a 32-bit PIC thunk at `address` loads with its return address, if it is one. */
   pcThunk?(address: number): string | undefined;
+  /** The code's bytes (exact 64-bit immediates). */
+  bytesAt?(address: number, length: number): Uint8Array | undefined;
 }
 
 /** The IR of a function and what lifting it counted. */
@@ -44,7 +46,7 @@ export function buildIr(
   bits: 32 | 64,
   ctx: BuildContext,
 ): Built {
-  const lifter = new X86Lifter(bits);
+  const lifter = new X86Lifter(bits, ctx.bytesAt);
   const byBlock = new Map<number, Insn[]>();
   let bi = 0;
   const blocks = fn.blocks;

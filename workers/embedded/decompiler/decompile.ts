@@ -45,6 +45,8 @@ export interface DecompileInput {
   stringAt?(address: number): string | undefined;
   /** The prototype of the function (or import slot) at `address`: the user's, else built in. */
   prototypeAt?(address: number): Prototype | undefined;
+  /** The code's bytes (exact 64-bit immediates). */
+  bytesAt?(address: number, length: number): Uint8Array | undefined;
   /** The register a 32-bit PIC thunk at `address` loads (`ebx` for get_pc_thunk.bx). */
   pcThunk?(address: number): string | undefined;
   /** What a callee's own code says of its parameters and return value (no prototype known). */
@@ -99,6 +101,7 @@ export function decompile(input: DecompileInput): Decompiled {
   const built = buildIr(input.fn, input.insns, input.bits, {
     isNoReturn: input.isNoReturn,
     ...(input.pcThunk ? { pcThunk: input.pcThunk } : {}),
+    ...(input.bytesAt ? { bytesAt: input.bytesAt } : {}),
   });
   stage("lift");
   let ir = normalize(built.fn);
@@ -113,6 +116,7 @@ export function decompile(input: DecompileInput): Decompiled {
     return undefined;
   };
   const facts: CallFacts = {
+    self: input.fn.start,
     callee: (target) => {
       const p = protoOf(target);
       if (!p) {
@@ -264,7 +268,8 @@ function narrowReturns(fn: IrFunction): IrFunction {
       width = v.a.size;
     } else if (v.k !== "const") return fn;
   }
-  if (width === undefined) return fn;
+  // Below int the caller still sees the whole register the code set (`setb al; movzx eax, al`).
+  if (width === undefined || width < 4) return fn;
   const w = width;
   for (const b of rets) {
     const v = (b.term as { value: Expr }).value;

@@ -352,7 +352,10 @@ export class Printer {
 
   #signedConst(v: bigint, size: number): string {
     const s = BigInt.asIntN(size * 8, v);
-    return s < 0n ? (s > -10n ? s.toString() : `-0x${(-s).toString(16)}`) : hexOf(s);
+    if (s >= 0n) return hexOf(s);
+    // C has no negative literals: `-0x80000000` negates an unsigned int. A decimal literal is
+    // signed; past int's range it needs its long long suffix.
+    return s >= -0x7fffffffn ? s.toString() : `(${s + 1n}LL - 1)`;
   }
 
   /** C text of a statement, or undefined when it prints nothing. */

@@ -174,6 +174,7 @@ function run(
     isString: (addr) => a.stringAt(addr) !== undefined,
     stringAt: (addr) => a.stringAt(addr)?.text,
     prototypeAt: (addr) => prototypeAt(d, addr, names),
+    bytesAt: (addr, length) => image.read(addr, length),
     ...(image.arch === "x86" ? { pcThunk: (addr: number) => pcThunk(d, addr) } : {}),
     ...(withCallees ? { summaryAt: summary } : {}),
     budgetMs,

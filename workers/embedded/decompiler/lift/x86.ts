@@ -72,9 +72,16 @@ export class X86Lifter {
   #out: Stmt[] = [];
   #at = 0;
 
-  constructor(bits: 32 | 64) {
+  readonly #bytesAt: ((address: number, length: number) => Uint8Array | undefined) | undefined;
+
+  /** `bytesAt` reads the code (for 64-bit immediates a JS number cannot hold exactly). */
+  constructor(
+    bits: 32 | 64,
+    bytesAt?: (address: number, length: number) => Uint8Array | undefined,
+  ) {
     this.bits = bits;
     this.ptr = bits / 8;
+    this.#bytesAt = bytesAt;
   }
 
   /** The stack pointer's full name. */
@@ -188,8 +195,18 @@ export class X86Lifter {
     switch (op.kind) {
       case "reg":
         return this.readReg(op.reg!, op.size ?? size);
-      case "imm":
-        return constant(BigInt(Math.trunc(op.imm ?? 0)), size);
+      case "imm": {
+        const imm = op.imm ?? 0;
+        // A 64-bit immediate (movabs) past 2^53 lost bits as a JS number: read it exactly.
+        if (!Number.isSafeInteger(imm) && size === 8 && this.#bytesAt) {
+          const b = this.#bytesAt(insn.address + insn.size - 8, 8);
+          if (b && b.length === 8) {
+            const exact = new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0, true);
+            return constant(exact, size);
+          }
+        }
+        return constant(BigInt(Math.trunc(imm)), size);
+      }
       case "mem":
         return { k: "load", addr: this.address(op, insn), size: op.size || size };
     }

@@ -314,3 +314,13 @@ Deno.test("X86Lifter calls, returns and 32-bit mode", async () => {
   run(st, jl.stmts);
   assertEquals(e ? evaluate(st, e) : undefined, 1n);
 });
+
+Deno.test("X86Lifter reads 64-bit immediates exactly (past what a JS number holds)", async () => {
+  const code = bytes("48b8cff753e3a59bc420"); // movabs rax, 0x20c49ba5e353f7cf
+  const d = await decoder(64);
+  const [insn] = d.decode(code, 0x1000, { detail: true, text: true });
+  const lifter = new X86Lifter(64, (a, n) => code.subarray(a - 0x1000, a - 0x1000 + n));
+  const s = stateOf({ rax: 0 });
+  run(s, lifter.lift(insn!).stmts);
+  assertEquals(reg(s, "rax"), 0x20c49ba5e353f7cfn);
+});

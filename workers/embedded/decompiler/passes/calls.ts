@@ -25,6 +25,8 @@ export interface CallFacts {
   callee(target: Expr): CalleeInfo | undefined;
   /** Arguments a format string at `address` consumes, when a string is there. */
   formatArgs(address: number): number | undefined;
+  /** The function's own address: a recursive call passes as many arguments as it takes. */
+  self?: number;
 }
 
 const regOf = (name: string, ptr: number): Reg => ({
@@ -107,6 +109,21 @@ export function trimCalls(
     for (const s of b.stmts) if (s.k === "call") countArgs(s.args);
     if (b.term.k === "tail") countArgs(b.term.args);
   }
+  // The function's own register parameters: argument registers read on entry other than to be
+  // passed on.
+  let ownParams = 0;
+  cc.args.forEach((r, i) => {
+    const key = `${r}.0`;
+    if ((uses.count.get(key) ?? 0) > (argUses.get(key) ?? 0)) ownParams = i + 1;
+  });
+  const calleeInfo = (target: Expr): CalleeInfo | undefined => {
+    const info = facts.callee(target);
+    if (info) return info;
+    if (target.k === "const" && facts.self !== undefined && Number(target.value) === facts.self) {
+      return { args: ownParams };
+    }
+    return undefined;
+  };
   const setHere = (e: Expr, block: number, after: number, before: number) => {
     if (e.k !== "reg" || !e.ver) return false;
     const d = defs.get(varKey(e));
@@ -122,7 +139,7 @@ export function trimCalls(
   const trim = (args: Expr[], target: Expr, block: number, after: number, before: number) => {
     const regs = args.slice(0, cc.args.length);
     const sp = args[cc.args.length];
-    const info = facts.callee(target);
+    const info = calleeInfo(target);
     let n = 0;
     regs.forEach((a, i) => {
       if (setHere(a, block, after, before)) n = i + 1;

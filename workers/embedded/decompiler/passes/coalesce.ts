@@ -41,10 +41,20 @@ function readsOf(s: Stmt | undefined, t?: IrBlock["term"]): string[] {
 /** Coalesces copies of `fn` (out of SSA); gives up past `maxVars` variables. */
 export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
   const vars = new Map<string, Var>();
+  // A call's result keeps its register (the printer finds the return value by it): it may
+  // only be the name a class of copies takes, and one class holds at most one.
+  const callDefs = new Set<string>();
   for (const b of fn.blocks.values()) {
     for (const s of b.stmts) {
-      // A call's results keep their register (the printer finds the return value by it).
-      if (s.k === "call") continue;
+      if (s.k === "call") {
+        for (const d of s.defs) {
+          if (coalescable(d)) {
+            vars.set(varKey(d), d);
+            callDefs.add(varKey(d));
+          }
+        }
+        continue;
+      }
       for (const d of stmtDefs(s)) if (coalescable(d)) vars.set(varKey(d), d);
     }
   }
@@ -128,9 +138,11 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
     const va = vars.get(a);
     const vb = vars.get(b);
     if (!va || !vb || sizeOf(a) !== sizeOf(b)) continue;
-    const ra = find(a);
-    const rb = find(b);
+    let ra = find(a);
+    let rb = find(b);
     if (ra === rb || edges.get(ra)?.has(rb)) continue;
+    if (callDefs.has(ra) && callDefs.has(rb)) continue;
+    if (callDefs.has(rb)) [ra, rb] = [rb, ra];
     parent.set(rb, ra);
     const target = edges.get(ra) ?? edges.set(ra, new Set()).get(ra)!;
     for (const n of edges.get(rb) ?? []) {

@@ -166,7 +166,10 @@ function rule(e: Expr): Expr {
 function binRule(e: Extract<Expr, { k: "bin" }>): Expr {
   const { op, a, b, size } = e;
   // Constants to the right.
-  if (a.k === "const" && b.k !== "const" && (RING.has(op) || op === "eq" || op === "ne")) {
+  if (
+    a.k === "const" && b.k !== "const" && op !== "sub" &&
+    (RING.has(op) || op === "eq" || op === "ne")
+  ) {
     return { ...e, a: b, b: a };
   }
   const bc = b.k === "const" ? b : undefined;

@@ -16,7 +16,8 @@
 
 import { dominates, type Dominators, inLoop, type Loops, postDominators } from "./_analysis.ts";
 import { type Meter, type Node, not } from "./_graph.ts";
-import type { Stmt, SwitchCase } from "./types.ts";
+import { canComplete } from "./_simplify.ts";
+import type { Cond, Stmt, SwitchCase } from "./types.ts";
 
 /** Raised when nesting passes the depth limit; the caller falls back to the goto form. */
 export class TooDeep extends Error {}
@@ -133,6 +134,9 @@ export function layout<B, C>(
   function better(e: Exit, v: number, b: Exit, bv: number): boolean {
     const r = rank(e, b);
     if (r !== 0) return r > 0;
+    // Of two exits where one runs into the other, the later one is the follow.
+    if (flowsInto(bv, v)) return true;
+    if (flowsInto(v, bv)) return false;
     if (dom.size[v] !== dom.size[bv]) return dom.size[v]! > dom.size[bv]!;
     return v < bv;
   }
@@ -178,6 +182,8 @@ export class Emitter<B, C> {
     private readonly lay: Layout,
     private readonly meter: Meter,
     private readonly maxDepth: number,
+    private readonly dom: Dominators,
+    private readonly duplicate: (body: B) => boolean,
   ) {}
 
   /** The whole function. */
@@ -200,6 +206,7 @@ export class Emitter<B, C> {
   /** Emits `cur` into `out`; returns a node to continue with in the same context, or -1. */
   private step(cur: number, ctx: Ctx, depth: number, out: Array<Stmt<B, C>>): number {
     this.meter.tick();
+    if (depth > this.maxDepth) throw new TooDeep("depth");
     out.push({ kind: "label", id: this.nodes[cur]!.id });
     const followers = this.lay.followers[cur]!;
     if (this.lp.isHeader[cur] === 0) return this.plain(cur, followers, ctx, depth, out);
@@ -257,21 +264,52 @@ export class Emitter<B, C> {
       }
       case "branch": {
         const tctx = { ...ctx, next: followers[0] ?? ctx.next };
+        // `if (c) { …; return; } rest`: when one side cannot complete, the
+        // other continues at this level instead of nesting, so a long chain
+        // of early exits stays flat (and within the depth limit).
+        const tIn = followers.length === 0 && this.inlineHere(cur, t.then);
+        const eIn = followers.length === 0 && this.inlineHere(cur, t.else);
+        const tailThen = tIn && (!eIn || this.dom.size[t.then]! > this.dom.size[t.else]!);
+        const tailElse = eIn && !tailThen;
+        if (tailThen || tailElse) {
+          const other = tailThen
+            ? this.arm(cur, t.else, tctx, depth)
+            : this.arm(cur, t.then, tctx, depth);
+          if (other.length > 0 && !canComplete(other)) {
+            out.push({ kind: "if", cond: tailThen ? not(t.cond) : t.cond, then: seq(other) });
+            return tailThen ? t.then : t.else;
+          }
+          const rest = tailThen
+            ? this.arm(cur, t.then, tctx, depth)
+            : this.arm(cur, t.else, tctx, depth);
+          this.branch(t.cond, tailThen ? rest : other, tailThen ? other : rest, out);
+          return -1;
+        }
         const then = this.arm(cur, t.then, tctx, depth);
         const els = this.arm(cur, t.else, tctx, depth);
-        if (then.length === 0 && els.length === 0) {
-          // Both ways land on the next code; the condition has no effect.
-        } else if (els.length === 0) {
-          out.push({ kind: "if", cond: t.cond, then: seq(then) });
-        } else if (then.length === 0) {
-          out.push({ kind: "if", cond: not(t.cond), then: seq(els) });
-        } else {
-          out.push({ kind: "if", cond: t.cond, then: seq(then), else: seq(els) });
-        }
+        this.branch(t.cond, then, els, out);
         return this.sequence(followers, ctx, depth, out);
       }
       case "switch":
         return this.switch(cur, t, followers, ctx, depth, out);
+    }
+  }
+
+  /** `if (cond) then else els`, without empty sides. */
+  private branch(
+    cond: Cond<C>,
+    then: Array<Stmt<B, C>>,
+    els: Array<Stmt<B, C>>,
+    out: Array<Stmt<B, C>>,
+  ): void {
+    if (then.length === 0 && els.length === 0) {
+      // Both ways land on the next code; the condition has no effect.
+    } else if (els.length === 0) {
+      out.push({ kind: "if", cond, then: seq(then) });
+    } else if (then.length === 0) {
+      out.push({ kind: "if", cond: not(cond), then: seq(els) });
+    } else {
+      out.push({ kind: "if", cond, then: seq(then), else: seq(els) });
     }
   }
 
@@ -296,17 +334,27 @@ export class Emitter<B, C> {
       else g.isDefault = true;
     }
     const isCase = (v: number): boolean => groups.has(v);
-    // The switch's exit: where its paths meet if that is an owned follower
-    // (a case may go there directly: `case k: break;`), else the first
-    // owned follower that is no case, else what follows the switch's region
-    // (or, when the paths never meet, the owned case most paths reach).
+    // The switch's exit, where `break` lands: the place most edges reach,
+    // among the owned followers (a case may go there directly: `case k:
+    // break;`) and, when no owned code but cases has to come after the
+    // switch, what follows the whole region (-1). Ties go to where all paths
+    // meet, then to a follower that is no case.
     const followerSet = new Set(followers);
     const meet = this.lay.ipdom[cur]!;
-    let exit = followerSet.has(meet) ? meet : followers.find((f) => !isCase(f)) ?? -1;
-    if (exit === -1 && meet === -1) {
-      // Paths that never meet (some return): the case most paths reach.
-      for (const f of followers) {
-        if (exit === -1 || this.nodes[f]!.preds.length > this.nodes[exit]!.preds.length) exit = f;
+    const nextOk = ctx.next >= 0 && followers.every(isCase);
+    let exit = -1;
+    let best = nextOk
+      ? this.nodes[ctx.next]!.preds.filter((p) => dominates(this.dom, cur, p)).length
+      : 0;
+    const rank = (f: number): number => (f === meet ? 2 : isCase(f) ? 0 : 1);
+    for (const f of followers) {
+      const score = this.nodes[f]!.preds.length;
+      if (
+        score > best ||
+        (score === best && (exit === -1 ? ctx.next !== meet : rank(f) > rank(exit)))
+      ) {
+        exit = f;
+        best = score;
       }
     }
     // The exit must come first after the switch: that is where `break` lands.
@@ -421,9 +469,15 @@ export class Emitter<B, C> {
     if (v === ctx.next) return [];
     if (v === ctx.brk) return [{ kind: "break" }];
     if (v === ctx.cont) return [{ kind: "continue" }];
-    const id = this.nodes[v]!.id;
-    this.gotoTargets.add(id);
-    return [{ kind: "goto", label: id }];
+    const node = this.nodes[v]!;
+    const t = node.term.kind;
+    if ((t === "return" || t === "stop") && this.duplicate(node.body)) {
+      // A copy of the function's end reads better than a jump to it.
+      const end: Stmt<B, C> = { kind: t, block: node.id };
+      return node.empty ? [end] : [{ kind: "block", id: node.id, body: node.body }, end];
+    }
+    this.gotoTargets.add(node.id);
+    return [{ kind: "goto", label: node.id }];
   }
 }
 

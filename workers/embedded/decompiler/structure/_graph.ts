@@ -6,20 +6,15 @@
  * @module
  */
 
-import type { Cond, Graph } from "./types.ts";
+import type { Cond, Graph, Terminator } from "./types.ts";
 
-/** A terminator over node indices. A target `>= nodes.length` is an unknown block id. */
+/**
+ * A terminator over node indices, with the branch condition as a
+ * {@linkcode Cond} tree. A target `>= nodes.length` is an unknown block id.
+ */
 export type NodeTerm<C> =
-  | { kind: "jump"; to: number }
-  | { kind: "branch"; cond: Cond<C>; then: number; else: number }
-  | {
-    kind: "switch";
-    value: C;
-    cases: Array<{ values: bigint[]; to: number }>;
-    default?: number;
-  }
-  | { kind: "return" }
-  | { kind: "stop" };
+  | Exclude<Terminator<C>, { kind: "branch" }>
+  | { kind: "branch"; cond: Cond<C>; then: number; else: number };
 
 /** A reachable block; its index is its reverse-postorder number. */
 export interface Node<B, C> {
@@ -354,55 +349,27 @@ function foldOnce<B, C>(
   inElse: Mut<B, C> | undefined,
   inThen: Mut<B, C> | undefined,
 ): { term: MutTerm<C>; absorbed: Mut<B, C> } | undefined {
-  if (inElse !== undefined && inElse.term.kind === "branch") {
-    const bt = inElse.term;
-    if (bt.then === t.then) {
-      return {
-        term: {
-          kind: "branch",
-          cond: { kind: "or", left: t.cond, right: bt.cond },
-          then: t.then,
-          else: bt.else,
-        },
-        absorbed: inElse,
-      };
-    }
-    if (bt.else === t.then) {
-      return {
-        term: {
-          kind: "branch",
-          cond: { kind: "or", left: t.cond, right: not(bt.cond) },
-          then: t.then,
-          else: bt.then,
-        },
-        absorbed: inElse,
-      };
-    }
+  const fold = (
+    op: "and" | "or",
+    b: Mut<B, C>,
+    right: Cond<C>,
+    then: number,
+    els: number,
+  ) => ({
+    term: { kind: "branch" as const, cond: { kind: op, left: t.cond, right }, then, else: els },
+    absorbed: b,
+  });
+  // A: if (a) X else B; B: if (b) X else Y  =>  if (a || b) X else Y (B's sides either way).
+  const e = inElse?.term;
+  if (inElse !== undefined && e?.kind === "branch") {
+    if (e.then === t.then) return fold("or", inElse, e.cond, t.then, e.else);
+    if (e.else === t.then) return fold("or", inElse, not(e.cond), t.then, e.then);
   }
-  if (inThen !== undefined && inThen.term.kind === "branch") {
-    const bt = inThen.term;
-    if (bt.else === t.else) {
-      return {
-        term: {
-          kind: "branch",
-          cond: { kind: "and", left: t.cond, right: bt.cond },
-          then: bt.then,
-          else: t.else,
-        },
-        absorbed: inThen,
-      };
-    }
-    if (bt.then === t.else) {
-      return {
-        term: {
-          kind: "branch",
-          cond: { kind: "and", left: t.cond, right: not(bt.cond) },
-          then: bt.else,
-          else: t.else,
-        },
-        absorbed: inThen,
-      };
-    }
+  // A: if (a) B else Y; B: if (b) X else Y  =>  if (a && b) X else Y.
+  const h = inThen?.term;
+  if (inThen !== undefined && h?.kind === "branch") {
+    if (h.else === t.else) return fold("and", inThen, h.cond, h.then, t.else);
+    if (h.then === t.else) return fold("and", inThen, not(h.cond), h.else, t.else);
   }
   return undefined;
 }

@@ -23,7 +23,10 @@ type P =
   | { k: "return" }
   | { k: "switch"; cases: Array<{ values: bigint[]; b: P[]; brk: boolean }>; def?: P[] };
 
-/** A random structured program, compiled to a graph; `rotate` picks the -O2 loop layout. */
+/**
+ * A random structured program of about `size` statements, compiled to a
+ * graph; one in two uses the -O2 loop layout.
+ */
 export function programGraph(seed: number, size: number): TestGraph {
   const r = rng(seed);
   let budget = size;
@@ -74,7 +77,9 @@ export function programGraph(seed: number, size: number): TestGraph {
     return out;
   };
   const rotate = r() < 0.5;
-  const program = list(0, false, false);
+  // Statements at the top level until the size is used up.
+  const program: P[] = [];
+  while (budget > 0) program.push(...list(0, false, false));
 
   interface Blk {
     id: number;

@@ -11,15 +11,21 @@
 import { not } from "./_graph.ts";
 import type { Stmt } from "./types.ts";
 
+/** Number of gotos to each label, kept up to date as rewrites remove gotos. */
+export type GotoCounts = Map<number, number>;
+
 /** Simplifies `list` (a sequence's items); returns the new items. */
-export function simplify<B, C>(list: Array<Stmt<B, C>>): Array<Stmt<B, C>> {
+export function simplify<B, C>(list: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stmt<B, C>> {
   const out: Array<Stmt<B, C>> = [];
-  for (const s of list) push(out, simplifyOne(s));
+  for (const s of list) push(out, simplifyOne(s, counts));
   // A goto straight to the label that follows it does nothing.
   for (let i = out.length - 2; i >= 0; i--) {
     const g = out[i]!;
     const l = out[i + 1]!;
-    if (g.kind === "goto" && l.kind === "label" && l.id === g.label) out.splice(i, 1);
+    if (g.kind === "goto" && l.kind === "label" && l.id === g.label) {
+      out.splice(i, 1);
+      counts.set(g.label, (counts.get(g.label) ?? 1) - 1);
+    }
   }
   return out;
 }
@@ -34,13 +40,13 @@ function push<B, C>(out: Array<Stmt<B, C>>, s: Stmt<B, C> | Array<Stmt<B, C>>): 
   }
 }
 
-function simplifyOne<B, C>(s: Stmt<B, C>): Stmt<B, C> | Array<Stmt<B, C>> {
+function simplifyOne<B, C>(s: Stmt<B, C>, counts: GotoCounts): Stmt<B, C> | Array<Stmt<B, C>> {
   switch (s.kind) {
     case "seq":
-      return simplify(s.items);
+      return simplify(s.items, counts);
     case "if": {
-      const then = simplify(items(s.then));
-      const els = s.else === undefined ? [] : simplify(items(s.else));
+      const then = simplify(items(s.then), counts);
+      const els = s.else === undefined ? [] : simplify(items(s.else), counts);
       if (then.length === 0 && els.length === 0) return [];
       if (then.length === 0) return [{ kind: "if", cond: not(s.cond), then: seq(els) }];
       if (els.length === 0) return [{ kind: "if", cond: s.cond, then: seq(then) }];
@@ -54,36 +60,84 @@ function simplifyOne<B, C>(s: Stmt<B, C>): Stmt<B, C> | Array<Stmt<B, C>> {
       return [{ kind: "if", cond: s.cond, then: seq(then), else: seq(els) }];
     }
     case "loop":
-      return loop(simplify(items(s.body)));
+      return loop(simplify(items(s.body), counts), counts);
     case "while":
-      return { kind: "while", cond: s.cond, body: seq(simplify(items(s.body))) };
+      return { kind: "while", cond: s.cond, body: seq(simplify(items(s.body), counts)) };
     case "doWhile":
-      return { kind: "doWhile", cond: s.cond, body: seq(simplify(items(s.body))) };
+      return { kind: "doWhile", cond: s.cond, body: seq(simplify(items(s.body), counts)) };
     case "switch":
       return {
         ...s,
-        cases: s.cases.map((c) => ({ ...c, body: seq(simplify(items(c.body))) })),
+        cases: s.cases.map((c) => ({ ...c, body: seq(simplify(items(c.body), counts)) })),
       };
     default:
       return s;
   }
 }
 
-/** `for (;;)` with a leading or trailing exit test becomes `while` or `do … while`. */
-function loop<B, C>(body: Array<Stmt<B, C>>): Stmt<B, C> {
+/**
+ * `for (;;)` with a leading or trailing exit test becomes `while` or
+ * `do … while`; gotos to a label that ends the loop body become `continue`.
+ */
+function loop<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Stmt<B, C> {
   const first = body[0];
   if (first !== undefined && isBreakIf(first)) {
-    return { kind: "while", cond: not(first.cond), body: seq(body.slice(1)) };
+    const rest = continues(body.slice(1), counts);
+    return { kind: "while", cond: not(first.cond), body: seq(rest) };
   }
   const last = body[body.length - 1];
   if (last !== undefined && isBreakIf(last)) {
     const rest = body.slice(0, -1);
     // `continue` in a do-while tests the condition first: only safe without one.
     if (!rest.some((x) => hasJump(x, "continue"))) {
-      return { kind: "doWhile", body: seq(rest), cond: not(last.cond) };
+      return { kind: "doWhile", body: seq(continues(rest, counts)), cond: not(last.cond) };
     }
   }
-  return { kind: "loop", body: seq(body) };
+  return { kind: "loop", body: seq(continues(body, counts)) };
+}
+
+/**
+ * When `body` (a loop body) ends with a label that only gotos in it name,
+ * and none from inside a nested loop, those gotos are `continue`s: going to
+ * the end of the body is what `continue` does in every loop form.
+ */
+function continues<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stmt<B, C>> {
+  const last = body[body.length - 1];
+  if (last === undefined || last.kind !== "label") return body;
+  const id = last.id;
+  const total = counts.get(id) ?? 0;
+  let here = 0;
+  const count = (s: Stmt<B, C>): void => {
+    if (s.kind === "goto" && s.label === id) here++;
+    else if (s.kind === "seq") s.items.forEach(count);
+    else if (s.kind === "if") {
+      count(s.then);
+      if (s.else !== undefined) count(s.else);
+    } else if (s.kind === "switch") s.cases.forEach((c) => count(c.body));
+  };
+  body.forEach(count);
+  if (here !== total) return body;
+  const swap = (s: Stmt<B, C>): Stmt<B, C> => {
+    switch (s.kind) {
+      case "goto":
+        return s.label === id ? { kind: "continue" } : s;
+      case "seq":
+        return { kind: "seq", items: s.items.map(swap) };
+      case "if":
+        return s.else === undefined
+          ? { ...s, then: swap(s.then) }
+          : { ...s, then: swap(s.then), else: swap(s.else) };
+      case "switch":
+        return { ...s, cases: s.cases.map((c) => ({ ...c, body: swap(c.body) })) };
+      default:
+        return s;
+    }
+  };
+  counts.set(id, 0);
+  // A `continue` that ends the body is the same as falling off its end.
+  const out = body.slice(0, -1).map(swap);
+  while (out.length > 0 && out[out.length - 1]!.kind === "continue") out.pop();
+  return out;
 }
 
 function isBreakIf<B, C>(s: Stmt<B, C>): s is Extract<Stmt<B, C>, { kind: "if" }> {
@@ -191,17 +245,17 @@ export function items<B, C>(s: Stmt<B, C>): Array<Stmt<B, C>> {
   return s.kind === "seq" ? s.items : [s];
 }
 
-/** Drops labels no goto names; returns the number of gotos. */
+/** Drops labels no goto names; returns the number of gotos, in all and per label. */
 export function pruneLabels<B, C>(
   list: Array<Stmt<B, C>>,
-): { list: Array<Stmt<B, C>>; gotos: number } {
-  const targets = new Set<number>();
+): { list: Array<Stmt<B, C>>; gotos: number; counts: GotoCounts } {
+  const targets: GotoCounts = new Map();
   let gotos = 0;
   const scan = (s: Stmt<B, C>): void => {
     switch (s.kind) {
       case "goto":
         gotos++;
-        targets.add(s.label);
+        targets.set(s.label, (targets.get(s.label) ?? 0) + 1);
         break;
       case "seq":
         s.items.forEach(scan);
@@ -249,5 +303,5 @@ export function pruneLabels<B, C>(
     }
     return out;
   };
-  return { list: pruneList(list), gotos };
+  return { list: pruneList(list), gotos, counts: targets };
 }

@@ -49,7 +49,11 @@ export function render<B, C>(
     const block = (b: Stmt<B, C>): void => walk(b, pad + step);
     switch (s.kind) {
       case "seq":
-        for (const x of s.items) walk(x, pad);
+        s.items.forEach((x, i) => {
+          // C wants a statement after a label: an empty one where none follows.
+          if (x.kind === "label" && i + 1 < s.items.length) out.push(`${labelName(x.id)}:`);
+          else walk(x, pad);
+        });
         break;
       case "block":
         for (const l of printBody(s.body, s.id)) out.push(pad + l);
@@ -104,7 +108,7 @@ export function render<B, C>(
         out.push(`${pad}goto ${labelName(s.label)};`);
         break;
       case "label":
-        out.push(`${labelName(s.id)}:`);
+        out.push(`${labelName(s.id)}: ;`);
         break;
       case "return":
         out.push(`${pad}return;`);
@@ -116,34 +120,4 @@ export function render<B, C>(
   };
   walk(tree, "");
   return out;
-}
-
-/** The number of `goto` statements in `tree` (SAILR's structuring metric). */
-export function countGotos<B, C>(tree: Stmt<B, C>): number {
-  let n = 0;
-  const stack: Array<Stmt<B, C>> = [tree];
-  while (stack.length > 0) {
-    const s = stack.pop()!;
-    switch (s.kind) {
-      case "goto":
-        n++;
-        break;
-      case "seq":
-        stack.push(...s.items);
-        break;
-      case "if":
-        stack.push(s.then);
-        if (s.else !== undefined) stack.push(s.else);
-        break;
-      case "loop":
-      case "while":
-      case "doWhile":
-        stack.push(s.body);
-        break;
-      case "switch":
-        for (const c of s.cases) stack.push(c.body);
-        break;
-    }
-  }
-  return n;
 }

@@ -18,11 +18,24 @@ export function defaultIsEmpty(body: unknown): boolean {
 }
 
 /**
- * Structures `graph` into `if`/`else`, loops, `switch`, `break`/`continue`
- * and short-circuit conditions, with `goto` only where the graph leaves no
- * nesting (irreducible loops, jumps across nested regions). Every reachable
- * block appears exactly once, and the tree runs the blocks in the graph's
- * order for every outcome of the conditions.
+ * Structures `graph` into `if`/`else`, `while`/`do … while`/`for (;;)`,
+ * `switch` with fallthrough, `break`/`continue` and `&&`/`||` conditions,
+ * with `goto` only where the graph leaves no nesting (irreducible loops,
+ * jumps across nested regions). Every reachable block with a body appears
+ * once (a small end block may also be copied: `options.duplicate`); empty
+ * blocks that only jump are passed through, and empty branch blocks become
+ * part of their predecessor's condition — so pass `options.isEmpty` when
+ * bodies are not arrays or strings. For every outcome of the conditions the
+ * tree runs the non-empty blocks in the graph's order.
+ *
+ * Method: each block is emitted under its immediate dominator (a loop's
+ * chosen exit under the loop header), in place when that is its only
+ * forward predecessor, else after the owner's code in reverse postorder;
+ * switch and loop exits come from post-dominators and exit edge counts;
+ * every edge then becomes fallthrough, `break`, `continue`, a copied end
+ * block or `goto`. Rewrites after that give `while`/`do … while`, drop
+ * `else` after an arm that cannot complete, and turn gotos to the end of a
+ * loop body into `continue`.
  *
  * Never throws: past the step budget or the depth limit, or on an internal
  * fault, the result is the plain goto form (one label per block) with a
@@ -46,10 +59,19 @@ export function structure<B, C>(
     const dom = dominators(prep.nodes, meter);
     const lp = loops(prep.nodes, dom, meter);
     const lay = layout(prep.nodes, dom, lp, meter);
-    const emitter = new Emitter(prep.nodes, prep.lost, lp, lay, meter, maxDepth);
+    const emitter = new Emitter(
+      prep.nodes,
+      prep.lost,
+      lp,
+      lay,
+      meter,
+      maxDepth,
+      dom,
+      options.duplicate ?? isEmpty,
+    );
     const raw = emitter.run();
-    const first = pruneLabels(raw).list;
-    const { list, gotos } = pruneLabels(simplify(first));
+    const first = pruneLabels(raw);
+    const { list, gotos } = pruneLabels(simplify(first.list, first.counts));
     return { body: seq(list), gotos, warnings: prep.warnings, steps: meter.steps };
   } catch (e) {
     const why = e instanceof BudgetExceeded

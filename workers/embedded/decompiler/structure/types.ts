@@ -4,8 +4,10 @@
  * The structurer sees a generic control-flow graph: block bodies (`B`) and
  * branch conditions / switch values (`C`) are opaque to it, so the same code
  * serves every ISA and every stage of the core. It returns a statement tree
- * in which every reachable block appears exactly once, and whose execution
- * visits the blocks in the same order as the graph does.
+ * in which every reachable block appears once (a small block that ends the
+ * function may also be copied in place of a goto, see
+ * {@linkcode StructureOptions.duplicate}), and whose execution visits the
+ * blocks in the same order as the graph does.
  *
  * @module
  */
@@ -109,6 +111,14 @@ export interface StructureOptions<B> {
    * of the tree. Default: `null`, `undefined`, `""` and `[]` are empty.
    */
   isEmpty?: (body: B) => boolean;
+  /**
+   * Whether a block that ends the function (`return` or `stop`) may be
+   * copied where a `goto` to it would otherwise stand, as people write an
+   * early `return` instead of jumping to a shared one (SAILR's and
+   * Hex-Rays' return duplication). The copy is the same block: its id
+   * appears more than once in the tree. Default: when `isEmpty` says so.
+   */
+  duplicate?: (body: B) => boolean;
   /**
    * Deepest statement nesting the structurer builds before it gives the
    * goto form, so a consumer recursing over the tree stays within its stack.
