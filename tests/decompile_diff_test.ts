@@ -44,9 +44,9 @@ const SUBSET = [
 
 /**
  * The share of SUBSET that must come out equivalent: what the decompiler reached when this was
- * last measured (21 of 22, rotl32 still wrong); raise it as the decompiler grows.
+ * last measured (22 of 22; the whole corpus at gcc -O0 was 96.1 %, its misses all floating point).
  */
-const MIN_EQUIVALENT = 0.95;
+const MIN_EQUIVALENT = 1;
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
