@@ -223,15 +223,19 @@ static inline remcp_u128 __minsd(remcp_u128 a, remcp_u128 b) {
 static inline remcp_u128 __maxsd(remcp_u128 a, remcp_u128 b) {
   return remcp_with_d(a, remcp_d(a) > remcp_d(b) ? remcp_d(a) : remcp_d(b));
 }
-static inline remcp_u128 __cmpltsd(remcp_u128 a, remcp_u128 b) {
+static inline remcp_u128 remcp_cmpltsd(remcp_u128 a, remcp_u128 b) {
   return (a & ~(remcp_u128)UINT64_MAX) | (remcp_d(a) < remcp_d(b) ? UINT64_MAX : 0);
 }
-static inline remcp_u128 __cmplesd(remcp_u128 a, remcp_u128 b) {
+static inline remcp_u128 remcp_cmplesd(remcp_u128 a, remcp_u128 b) {
   return (a & ~(remcp_u128)UINT64_MAX) | (remcp_d(a) <= remcp_d(b) ? UINT64_MAX : 0);
 }
-static inline remcp_u128 __cmpeqsd(remcp_u128 a, remcp_u128 b) {
+static inline remcp_u128 remcp_cmpeqsd(remcp_u128 a, remcp_u128 b) {
   return (a & ~(remcp_u128)UINT64_MAX) | (remcp_d(a) == remcp_d(b) ? UINT64_MAX : 0);
 }
+/* The lifter may pass cmpsd's predicate immediate after the operands: the name already says it. */
+#define __cmpltsd(a, b, ...) remcp_cmpltsd((a), (b))
+#define __cmplesd(a, b, ...) remcp_cmplesd((a), (b))
+#define __cmpeqsd(a, b, ...) remcp_cmpeqsd((a), (b))
 static inline remcp_u128 __cvtss2sd(remcp_u128 a, remcp_u128 b) { return remcp_with_d(a, remcp_f(b)); }
 static inline remcp_u128 __cvtsd2ss(remcp_u128 a, remcp_u128 b) { return remcp_with_f(a, (float)remcp_d(b)); }
 
