@@ -14,6 +14,7 @@ const BENCHES = [
   "invoke_cost",
   "sandbox_hop",
   "sandbox_start",
+  "fuzz",
   "decompile",
 ];
 /** Extra `deno run` flags a benchmark needs. */

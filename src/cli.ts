@@ -41,6 +41,7 @@ export function helpText(): string {
     "  --backend NAME    default backend (embedded, rizin, ghidra, ida, binja)",
     "  --rizin PATH      rizin binary",
     "  --tools-dir DIR   load script tools from DIR (define_tool persists there)",
+    "  --root DIR        open_database opens only files under DIR (after symlinks)",
     "  -h, --help        this text",
     "  -V, --version     print the version",
     "",
@@ -80,6 +81,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         backend: { type: "string" },
         rizin: { type: "string" },
         "tools-dir": { type: "string" },
+        root: { type: "string" },
       },
       allowPositionals: true,
       strict: mode !== "run" && mode !== "serve" && mode !== "proxy" && mode !== "stop",
@@ -109,6 +111,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
       ...(typeof v.backend === "string" ? { defaultBackend: v.backend } : {}),
       ...(typeof v.rizin === "string" ? { rizinPath: v.rizin } : {}),
       ...(typeof v["tools-dir"] === "string" ? { toolsDir: v["tools-dir"] } : {}),
+      ...(typeof v.root === "string" ? { root: v.root } : {}),
     });
   } catch (err) {
     return { kind: "error", text: (err as Error).message };

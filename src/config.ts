@@ -31,6 +31,12 @@ export interface Config {
   analysisTimeoutS: number;
   /** Folder of script tools loaded at start, and where define_tool persists (REMCP_TOOLS_DIR). */
   toolsDir: string | undefined;
+  /** Resident size past which a worker is ended, in MiB; 0 for none. */
+  workerMemoryMb: number;
+  /** Largest file the embedded backend reads (it reads files whole), in MiB; 0 for none. */
+  maxFileMb: number;
+  /** The folder tree open_database is confined to (REMCP_ROOT, --root); undefined: anywhere. */
+  root: string | undefined;
 }
 
 /** Each variable, its default and what it does. */
@@ -57,6 +63,13 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   { name: "REMCP_PYTHON", default: "python3", help: "interpreter for Python workers" },
   { name: "REMCP_CHECK_OUTPUT", default: "0", help: "1 checks every result against its schema" },
   { name: "REMCP_TOOLS_DIR", default: "(none)", help: "folder of script tools (--tools-dir)" },
+  { name: "REMCP_WORKER_MEMORY_MB", default: "4096", help: "memory one worker may use; 0: any" },
+  { name: "REMCP_MAX_FILE_MB", default: "1024", help: "largest file the embedded backend opens" },
+  {
+    name: "REMCP_ROOT",
+    default: "(anywhere)",
+    help: "open_database only under this folder (--root)",
+  },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -107,6 +120,9 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     callTimeoutS: int(env, "REMCP_CALL_TIMEOUT", 600, 1),
     analysisTimeoutS: int(env, "REMCP_ANALYSIS_TIMEOUT", 3600, 1),
     toolsDir: env.REMCP_TOOLS_DIR || undefined,
+    workerMemoryMb: int(env, "REMCP_WORKER_MEMORY_MB", 4096, 0),
+    maxFileMb: int(env, "REMCP_MAX_FILE_MB", 1024, 0),
+    root: env.REMCP_ROOT || undefined,
   };
   return { ...config, ...overrides };
 }

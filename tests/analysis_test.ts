@@ -1,6 +1,7 @@
 /** End-to-end: the embedded analysis against fixtures with known source and ground truth. */
 import assert from "node:assert/strict";
 import { callTool, fixture, type Harness, ok, startRemcp } from "./_harness.ts";
+import { hostilePe } from "../workers/embedded/formats/_hostile_pe.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -158,5 +159,22 @@ Deno.test("an analysis over its time budget leaves the file usable and says why"
     assert.equal((dis.items as unknown[]).length, 3);
   } finally {
     await h.close();
+  }
+});
+
+Deno.test("a 6 KB PE whose .text claims 4 GiB analyses to the end", e2e, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "remcp-hostile-" });
+  const h = await startRemcp();
+  try {
+    const path = `${dir}/huge_text.exe`;
+    await Deno.writeFile(path, hostilePe(await Deno.readFile(fixture("pe_x86_64_O2.exe"))));
+    const o = await ok(h.client, "open_database", { path });
+    await ok(h.client, "wait_for_analysis", { database: o.database });
+    const info = await ok(h.client, "get_database_info", { database: o.database });
+    assert.equal((info.analysis as { state: string }).state, "ready");
+    assert.match(JSON.stringify(info.details), /\.text claims 0xffffffff bytes/);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -112,7 +112,12 @@ Deno.test("a worker killed after annotating keeps the annotations", e2e, async (
     }
     const list = await ok(h.client, "list_databases");
     Deno.kill((list.items as { pid: number }[])[0]!.pid, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 200));
+    // Reopen once the supervisor has seen the death (else it hands back the dying database).
+    while (
+      !((await ok(h.client, "list_databases")).items as { state: string }[]).some((d) =>
+        d.state === "crashed"
+      )
+    ) await new Promise((r) => setTimeout(r, 50));
     const o = await ok(h.client, "open_database", { path: ELF });
     await ok(h.client, "wait_for_analysis", { database: o.database });
     const comments = await ok(h.client, "call", {

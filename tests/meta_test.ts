@@ -17,7 +17,7 @@ Deno.test("search_tools finds hidden tools with TypeScript signatures", e2e, asy
     const f = (full.items as { signature: string; description: string }[])[0]!;
     assert.match(f.signature, /^invoke\("list_segments", args: .*\): Promise<\{items: /);
     assert.ok(f.description.length > 20);
-    const bad = await fails(h.client, "search_tools", { pattern: "(a+)+" });
+    const bad = await fails(h.client, "search_tools", { pattern: "(?=a)" });
     assert.equal(bad.error_type, "InvalidArgument");
   } finally {
     await h.close();
@@ -116,3 +116,52 @@ Deno.test("batch runs calls in order with per-item results, errors and progress"
     await h.close();
   }
 });
+
+// Patterns that take exponential time on a backtracking engine: the supervisor (search_tools) and
+// a worker (a listing's filter) each run them on their only thread, so one of these used to freeze
+// every session. The SDK's request timeout bounds this test if that comes back.
+const HOSTILE = ["([\\w ]|[\\w ])+#", "(a|a)+$", "((a+))+$"];
+
+Deno.test(
+  "hostile patterns answer at once in search_tools and a worker's filter",
+  e2e,
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "remcp-pattern-" });
+    const h = await startRemcp();
+    try {
+      for (const pattern of HOSTILE) {
+        await ok(h.client, "search_tools", { pattern });
+      }
+      // A fixture whose longest data string becomes "aaa…a!\n": 30 repetitions are enough for 2^30
+      // steps of backtracking.
+      const bytes = await Deno.readFile(fixture("elf_x86_64_gcc_O2"));
+      const was = "dispatch=%d callback=%d sort=%d";
+      const at = new TextDecoder("latin1").decode(bytes).indexOf(was);
+      assert.ok(at > 0, "fixture string found");
+      bytes.set(new TextEncoder().encode("a".repeat(was.length - 1) + "!"), at);
+      const path = `${dir}/long_string`;
+      await Deno.writeFile(path, bytes);
+      const o = await ok(h.client, "open_database", { path });
+      await ok(h.client, "wait_for_analysis", { database: o.database });
+      for (const filter of HOSTILE) {
+        const r = await ok(h.client, "list_strings", { database: o.database, filter });
+        assert.equal(r.total, 0, filter);
+      }
+      const hit = await ok(h.client, "list_strings", {
+        database: o.database,
+        filter: "^(a|a)+!\\n$",
+      });
+      assert.equal((hit.items as { text: string }[])[0]?.text, "a".repeat(was.length - 1) + "!\n");
+      assert.equal(hit.total, 1);
+      const back = await fails(h.client, "list_strings", {
+        database: o.database,
+        filter: "(a)\\1",
+      });
+      assert.equal(back.error_type, "InvalidArgument");
+      assert.match(back.error, /backreferences/);
+    } finally {
+      await h.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

@@ -4,7 +4,7 @@
  * control endpoints under `/remcp/` — health, attach (a proxy's held keepalive stream), detach
  * and stop.
  */
-import { createMcpHandler, readRequestBody } from "@modelcontextprotocol/server";
+import { createMcpHandler } from "@modelcontextprotocol/server";
 import { VERSION } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Host } from "../supervisor/host.ts";
@@ -13,6 +13,7 @@ import type { Activity } from "./activity.ts";
 import { DEFAULT_SESSION, type Health, SESSION_HEADER, SESSION_PATTERN } from "./control.ts";
 import { fastToolCall } from "./fast_http.ts";
 import { createGuard } from "./guard.ts";
+import { readBody } from "./read_body.ts";
 
 /** What the handler serves and reports. */
 export interface DaemonHandlerOptions {
@@ -29,6 +30,8 @@ export interface DaemonHandlerOptions {
   onStop: () => void;
   /** Interval of the attach stream's heartbeat (default 10 s). */
   heartbeatMs?: number;
+  /** Longest a request body may take to arrive (default 30 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** The handler and how to end its long-lived streams. */
@@ -40,6 +43,8 @@ export interface DaemonHandler {
 
 // open_data takes 64 MiB of sample, which is 128 MiB as hex, plus the JSON-RPC envelope.
 const MAX_BODY = 160 * 1024 * 1024;
+// Even 160 MiB arrives in seconds on loopback; a body still trickling in after this is cut off.
+const BODY_TIMEOUT_MS = 30_000;
 const encoder = new TextEncoder();
 
 /** Builds the daemon's request handler. */
@@ -120,8 +125,14 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
       if (closing) return jsonError(503, "remcp daemon is shutting down: retry in a moment");
       if (request.method !== "POST") return await mcp.fetch(request);
       // Read the body once: the fast path looks at it, the SDK gets it parsed.
-      const read = await readRequestBody(request, MAX_BODY);
-      if (read.tooLarge) return jsonError(413, `Request body larger than ${MAX_BODY} bytes`);
+      const bodyMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+      const read = await readBody(request, MAX_BODY, bodyMs);
+      if (read.kind === "tooLarge") {
+        return jsonError(413, `Request body larger than ${MAX_BODY} bytes`);
+      }
+      if (read.kind === "slow") {
+        return jsonError(408, `Request body not received within ${bodyMs / 1000} s`);
+      }
       let body: unknown;
       try {
         body = JSON.parse(read.text);
@@ -153,16 +164,17 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
 
   return {
     async fetch(request) {
+      // A refused request is not activity: anyone on the machine can send one, and it must not
+      // keep an auto-started daemon alive.
+      const rejected = guard(request);
+      if (rejected) {
+        log.debug(`rejected ${request.method} ${new URL(request.url).pathname}`, {
+          status: rejected.status,
+        });
+        return rejected;
+      }
       const end = activity.beginRequest();
       try {
-        const rejected = guard(request);
-        if (rejected) {
-          log.debug(`rejected ${request.method} ${new URL(request.url).pathname}`, {
-            status: rejected.status,
-          });
-          end();
-          return rejected;
-        }
         const header = request.headers.get(SESSION_HEADER);
         if (header !== null && !SESSION_PATTERN.test(header)) {
           end();

@@ -8,10 +8,13 @@ import { createDaemonHandler } from "./handler.ts";
 const TOKEN = "d".repeat(64);
 const BASE = "http://127.0.0.1:7777";
 
-function setup() {
+function setup(opts: { now?: () => number; bodyTimeoutMs?: number } = {}) {
   const log = createLogger("test", { level: "error", write() {} });
   const sup = createSupervisor(loadConfig({ REMCP_STATE_DIR: "/nonexistent-remcp" }), log);
-  const activity = new Activity({ callsInFlight: () => sup.callsInFlight });
+  const activity = new Activity({
+    callsInFlight: () => sup.callsInFlight,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
   let stops = 0;
   const handler = createDaemonHandler({
     sup,
@@ -23,6 +26,7 @@ function setup() {
     auto: true,
     idleTimeoutS: 300,
     onStop: () => stops++,
+    ...(opts.bodyTimeoutMs ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
   });
   return { sup, activity, handler, stops: () => stops };
 }
@@ -172,6 +176,82 @@ Deno.test("stop calls onStop once; after close() MCP requests get 503", async ()
     assert.equal(late.status, 503);
     await late.body?.cancel();
   } finally {
+    await sup.shutdown();
+  }
+});
+
+Deno.test("refused requests do not reset an auto-started daemon's idle clock", async () => {
+  let now = 1_000_000;
+  const { sup, activity, handler } = setup({ now: () => now });
+  try {
+    now += 60_000;
+    assert.equal(activity.idleMs(), 60_000);
+    const refused = [
+      new Request("http://127.0.0.1:7777/mcp", { method: "POST", headers: { host: "127.0.0.1" } }),
+      new Request("http://127.0.0.1:7777/remcp/health", {
+        headers: { host: "127.0.0.1", authorization: "Bearer wrong" },
+      }),
+      new Request("http://evil.example/remcp/health", {
+        headers: { host: "evil.example", authorization: `Bearer ${TOKEN}` },
+      }),
+    ];
+    for (const r of refused) {
+      now += 1_000;
+      const res = await handler.fetch(r);
+      assert.ok(res.status === 401 || res.status === 403, `status ${res.status}`);
+      await res.body?.cancel();
+    }
+    assert.equal(activity.idleMs(), 63_000, "still idle since before the refused requests");
+    // An authenticated request is activity.
+    const health = await handler.fetch(
+      new Request("http://127.0.0.1:7777/remcp/health", {
+        headers: { host: "127.0.0.1:7777", authorization: `Bearer ${TOKEN}` },
+      }),
+    );
+    assert.equal(health.status, 200);
+    await health.text();
+    assert.equal(activity.idleMs(), 0);
+  } finally {
+    await handler.close();
+    await sup.shutdown();
+  }
+});
+
+Deno.test("an authenticated body that trickles in is cut off with 408", async () => {
+  const { sup, activity, handler } = setup({ bodyTimeoutMs: 300 });
+  try {
+    // One byte, then nothing: the connection stays open and the body never ends.
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("{"));
+      },
+    });
+    // Without the deadline the handler waits for ever; this bound turns that into a failure.
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const never = new Promise<never>((_, reject) => {
+      bound = setTimeout(() => reject(new Error("the slow body was never cut off")), 30_000);
+    });
+    const res = await Promise.race([
+      never,
+      handler.fetch(
+        new Request("http://127.0.0.1:7777/mcp", {
+          method: "POST",
+          body,
+          headers: {
+            host: "127.0.0.1:7777",
+            authorization: `Bearer ${TOKEN}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+        }),
+      ),
+    ]);
+    clearTimeout(bound);
+    assert.equal(res.status, 408);
+    assert.match(await res.text(), /not received within 0.3 s/);
+    assert.equal(activity.requests, 0, "the request no longer counts as open");
+  } finally {
+    await handler.close();
     await sup.shutdown();
   }
 });

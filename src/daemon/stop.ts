@@ -6,13 +6,21 @@
 import type { Config } from "../config.ts";
 import { controlRequest } from "./control.ts";
 import { discoverDaemon } from "./discover.ts";
+import { inspectProcess, isDaemonProcess, type ProcessInspector } from "./identify.ts";
 import { daemonPaths, daemonUrl, processAlive, removeState } from "./state.ts";
 
 /** Where `stop` writes what happened (stdout by default). */
 export type Say = (line: string) => void;
 
-/** Stops the running daemon; 0 when one was stopped or none was running. */
-export async function stopMode(config: Config, say: Say = console.log): Promise<number> {
+/**
+ * Stops the running daemon; 0 when one was stopped or none was running. `inspect` tells what a
+ * pid runs (tests pass their own).
+ */
+export async function stopMode(
+  config: Config,
+  say: Say = console.log,
+  inspect: ProcessInspector = inspectProcess,
+): Promise<number> {
   const paths = daemonPaths(config.stateDir);
   const found = await discoverDaemon(paths.state, 2000);
   if (found.kind === "none") {
@@ -25,11 +33,23 @@ export async function stopMode(config: Config, say: Say = console.log): Promise<
     say(`No remcp daemon is running (removed a stale state file: ${found.why})`);
     return 0;
   }
+  if (found.kind === "stale") {
+    // Nothing answers for the daemon: its pid may belong to another program by now.
+    const who = await isDaemonProcess(state, inspect);
+    if (!who.ours) {
+      await removeState(paths.state, state.pid);
+      say(
+        `No remcp daemon is running (${found.why}, and ${who.why}): signalled nothing, ` +
+          `removed the stale state file`,
+      );
+      return 0;
+    }
+  }
   let how: string;
   if (found.kind === "live" && await askToStop(state)) {
-    how = "asked it to stop";
+    how = "asked it to stop; workers saved";
   } else {
-    how = "sent SIGTERM";
+    how = "sent SIGTERM, on which it saves its workers as it stops";
     try {
       Deno.kill(state.pid, "SIGTERM");
     } catch (err) {
@@ -46,7 +66,7 @@ export async function stopMode(config: Config, say: Say = console.log): Promise<
   }
   // A daemon stopped by signal before it could clean up leaves its file behind.
   await removeState(paths.state, state.pid);
-  say(`Stopped the remcp daemon (pid ${state.pid}, ${daemonUrl(state)}): ${how}; workers saved`);
+  say(`Stopped the remcp daemon (pid ${state.pid}, ${daemonUrl(state)}): ${how}`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 /** `search_tools`: find tools (hidden ones included) by regex over names, descriptions, tags. */
 import { z } from "zod";
-import { compileFilter } from "../protocol/paging.ts";
+import { compileFilter } from "../protocol/pattern.ts";
 import { defineTool, READ_ONLY, summaryOf, type ToolSpec } from "../protocol/catalog/spec.ts";
 import type { Host, LocalHandler } from "../supervisor/host.ts";
 import { briefSignature, invokeSignature } from "./typings.ts";

@@ -62,16 +62,26 @@ export function probeVersion(binary: string): { version?: RizinVersion; error?: 
       stdout: "piped",
       stderr: "piped",
     }).outputSync();
-    const text = new TextDecoder().decode(out.stdout);
-    const version = parseRizinVersion(text);
-    if (!out.success || !version) {
-      const err = new TextDecoder().decode(out.stderr).trim().split("\n")[0] ?? "";
-      return { error: `\`${binary} -v\` did not print a rizin version${err ? `: ${err}` : ""}` };
-    }
-    return { version };
+    const dec = new TextDecoder();
+    return versionFromOutput(binary, out.success, dec.decode(out.stdout), dec.decode(out.stderr));
   } catch (err) {
     return { error: `cannot run ${binary}: ${(err as Error).message}` };
   }
+}
+
+/** What `rizin -v`'s exit and output say: the version, or why there is none. */
+export function versionFromOutput(
+  binary: string,
+  success: boolean,
+  stdout: string,
+  stderr: string,
+): { version?: RizinVersion; error?: string } {
+  const version = parseRizinVersion(stdout);
+  if (!success || !version) {
+    const err = stderr.trim().split("\n")[0] ?? "";
+    return { error: `\`${binary} -v\` did not print a rizin version${err ? `: ${err}` : ""}` };
+  }
+  return { version };
 }
 
 function fileExists(path: string): boolean {

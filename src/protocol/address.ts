@@ -52,7 +52,7 @@ export function parseAddress(input: string | number, names: NameResolver): numbe
     });
   }
   const named = names.lookup(text);
-  if (named !== undefined) return named;
+  if (named !== undefined) return safeNamed(text, named);
   const expr = resolveExpression(text, names);
   if (expr !== undefined) return expr;
   if (BARE_HEX.test(text)) {
@@ -69,6 +69,15 @@ export function parseAddress(input: string | number, names: NameResolver): numbe
   });
 }
 
+// A name that spells its address (`sub_…`, `loc_…`) can spell one past 2^53, which a double
+// would round to a neighbour: refuse it rather than answer for another address.
+function safeNamed(text: string, value: number): number {
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  throw new RemcpError("InvalidAddress", `Address ${text} is too large for remcp (≥ 2^53)`, {
+    address: text,
+  });
+}
+
 function resolveExpression(text: string, names: NameResolver): number | undefined {
   const m = EXPR.exec(text);
   if (!m) return undefined;
@@ -76,7 +85,9 @@ function resolveExpression(text: string, names: NameResolver): number | undefine
   if (baseText === undefined || offsetText === undefined) return undefined;
   const offset = parseNumber(offsetText);
   if (offset === undefined) return undefined;
-  const base = parseNumber(baseText) ?? names.lookup(baseText) ??
+  const named = names.lookup(baseText);
+  const base = parseNumber(baseText) ??
+    (named === undefined ? undefined : safeNamed(baseText, named)) ??
     resolveExpression(baseText, names);
   if (base === undefined) return undefined;
   const value = sign === "+" ? base + offset : base - offset;

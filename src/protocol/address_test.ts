@@ -41,3 +41,22 @@ Deno.test("parseAddress() refuses values beyond 2^53 and negative results", () =
   assert.throws(() => parseAddress("main-0x2000", names), RemcpError);
   assert.throws(() => parseAddress(-1, names), RemcpError);
 });
+
+Deno.test("parseAddress() refuses sub_/loc_ names at or above 2^53 instead of rounding", () => {
+  // The resolver answers as the embedded analysis does: the hex digits of an auto name, parsed.
+  const auto: NameResolver = {
+    lookup: (n) => {
+      const m = /^(?:sub|loc)_([0-9a-f]+)$/i.exec(n);
+      return m ? Number.parseInt(m[1]!, 16) : undefined;
+    },
+  };
+  assert.equal(parseAddress("sub_1fffffffffffff", auto), 2 ** 53 - 1);
+  for (const name of ["sub_20000000000001", "loc_20000000000000", "sub_20000000000001+4"]) {
+    assert.throws(() => parseAddress(name, auto), (err: unknown) => {
+      assert.ok(err instanceof RemcpError);
+      assert.equal(err.code, "InvalidAddress");
+      assert.match(err.message, /too large for remcp \(≥ 2\^53\)/);
+      return true;
+    }, name);
+  }
+});

@@ -1,8 +1,9 @@
 /**
- * Paging for listing tools: `offset`, `limit`, an optional `filter` regex, and the output shape
+ * Paging for listing tools: `offset`, `limit`, an optional `filter` pattern (see
+ * pattern.ts), and the output shape
  * `{items, total, offset, limit, has_more, next_offset?}`.
  */
-import { RemcpError } from "../errors.ts";
+import { compileFilter } from "./pattern.ts";
 
 /** Default page size. */
 export const DEFAULT_LIMIT = 100;
@@ -25,37 +26,6 @@ export interface Page<T> {
   limit: number;
   has_more: boolean;
   next_offset?: number;
-}
-
-// A quantified group that itself contains a quantifier, e.g. (a+)+ or (x*)*: the classic shape of
-// catastrophic backtracking. Listings run in the worker's only thread, so refuse it up front.
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
-
-/**
- * Compiles a user filter as a case-insensitive regex. Invalid syntax and patterns prone to
- * catastrophic backtracking are `InvalidArgument`.
- */
-export function compileFilter(pattern: string | undefined, param = "filter"): RegExp | undefined {
-  if (pattern === undefined || pattern === "") return undefined;
-  if (pattern.length > 500) {
-    throw new RemcpError("InvalidArgument", `${param} is longer than 500 characters`, { param });
-  }
-  if (NESTED_QUANTIFIER.test(pattern)) {
-    throw new RemcpError(
-      "InvalidArgument",
-      `${param} "${pattern}" nests quantifiers, which can take exponential time: simplify it`,
-      { param },
-    );
-  }
-  try {
-    return new RegExp(pattern, "i");
-  } catch (err) {
-    throw new RemcpError(
-      "InvalidArgument",
-      `${param} is not a valid regular expression: ${err instanceof Error ? err.message : err}`,
-      { param },
-    );
-  }
 }
 
 /**

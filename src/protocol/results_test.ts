@@ -90,10 +90,10 @@ Deno.test("fitToCap() refuses an object that cannot be cut", () => {
   );
 });
 
-Deno.test("paginate() filters with a case-insensitive regex and refuses nested quantifiers", () => {
+Deno.test("paginate() filters with a case-insensitive regex and refuses lookaround", () => {
   const page = paginate(["Main", "foo", "domain"], { filter: "main" }, (s) => s, (s) => s);
   assert.deepEqual(page.items, ["Main", "domain"]);
-  assert.throws(() => paginate(["a"], { filter: "(a+)+$" }, (s) => s, (s) => s), RemcpError);
+  assert.throws(() => paginate(["a"], { filter: "(?!b)a" }, (s) => s, (s) => s), RemcpError);
   assert.throws(() => paginate(["a"], { filter: "([" }, (s) => s, (s) => s), RemcpError);
 });
 

@@ -21,3 +21,21 @@ Deno.test("readLines() does not split a multi-byte character cut between chunks"
   for await (const line of readLines(stream)) lines.push(line);
   assert.deepEqual(lines, ["é"]);
 });
+
+Deno.test("readLines() reads a 15 MiB line sent in 64 KiB chunks, and the lines after it", async () => {
+  const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+  const count = 240;
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (sent++ < count) c.enqueue(chunk);
+      else {
+        c.enqueue(new TextEncoder().encode("\nnext\n"));
+        c.close();
+      }
+    },
+  });
+  const lengths: number[] = [];
+  for await (const line of readLines(stream)) lengths.push(line.length);
+  assert.deepEqual(lengths, [count * 64 * 1024, 4]);
+});

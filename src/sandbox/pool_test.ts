@@ -299,3 +299,20 @@ Deno.test("SandboxPool.run() runs scripts in parallel on separate processes", as
     assert.deepEqual(runs.map(ok), [1, 2, 3]);
   }, { size: 2 });
 });
+
+Deno.test("SandboxPool.run() on a cold pool does not count start-up as the script's time", async () => {
+  // No warm(): the process starts inside run(). A script's clock (its timeout, its wallMs) starts
+  // once a process is ready, so timeout_s 0.1 can run `1` on a cold pool. Asserting the timeout
+  // itself would race a loaded machine; the clock's start is what the fix moved.
+  const pool = new SandboxPool({ size: 1 });
+  try {
+    const t0 = performance.now();
+    const r = await pool.run("1", { timeoutMs: 60_000, invoke: echo });
+    const total = performance.now() - t0;
+    assert.equal(ok(r), 1);
+    // Starting a Deno process and QuickJS takes hundreds of ms; none of it is the script's.
+    assert.ok(total - r.stats.wallMs >= 50, `wallMs ${r.stats.wallMs} of ${total} ms in all`);
+  } finally {
+    await pool.close();
+  }
+});

@@ -7,7 +7,7 @@ import { RemcpError } from "../errors.ts";
 import { CommonOutput } from "../protocol/params.ts";
 import { defineTool, READ_ONLY, STATEFUL } from "../protocol/catalog/spec.ts";
 import { type LocalTool, localTool } from "./host.ts";
-import { probeBackends } from "./backends.ts";
+import { backendProbes } from "./backends.ts";
 
 const DatabaseParam = z.string().min(1).max(128).optional().describe(
   "Database id from open_database (optional when exactly one is open)",
@@ -166,6 +166,9 @@ export const MANAGEMENT_TOOLS: LocalTool[] = [
   localTool(
     listBackends,
     (sup) =>
-      Promise.resolve({ default: sup.config.defaultBackend, items: probeBackends(sup.config) }),
+      backendProbes(sup.config).all().then((items) => ({
+        default: sup.config.defaultBackend,
+        items,
+      })),
   ),
 ];

@@ -9,7 +9,8 @@ import { CommonOutput } from "../protocol/params.ts";
 import { defineTool, STATEFUL } from "../protocol/catalog/spec.ts";
 import type { Database } from "./pool.ts";
 import { type CallContext, type Host, type LocalTool, localTool } from "./host.ts";
-import { BACKEND_NAMES, probeBackends } from "./backends.ts";
+import { BACKEND_NAMES, backendProbes } from "./backends.ts";
+import { confineToRoot } from "./root.ts";
 
 /** Largest sample open_data accepts. */
 export const MAX_DATA_BYTES = 64 * 1024 * 1024;
@@ -83,7 +84,7 @@ async function open(
   tempFile?: string,
 ): Promise<Record<string, unknown>> {
   const backend = args.backend ?? sup.config.defaultBackend;
-  const info = probeBackends(sup.config).find((b) => b.name === backend);
+  const info = await backendProbes(sup.config).one(backend);
   if (!info) {
     throw new RemcpError(
       "InvalidArgument",
@@ -96,6 +97,8 @@ async function open(
       backend,
     });
   }
+  // The samples open_data writes live in remcp's own folder, not under the root.
+  if (!tempFile) await confineToRoot(args.path, sup.config.root);
   const { db, existing } = await sup.pool.open({
     path: args.path,
     backend,

@@ -122,6 +122,7 @@ export class WorkerPool {
       log: this.#deps.log,
       spawn: this.#spawnerFor(req.backend),
       cancelSignal: cancelSignalFor(req.backend),
+      memoryBudgetBytes: this.#deps.config.workerMemoryMb * 1024 * 1024,
     });
     if (req.backend === STANDBY_BACKEND) this.#refillStandby();
     const settled = Promise.withResolvers<void>();
@@ -160,6 +161,7 @@ export class WorkerPool {
       env: this.#deps.env ?? workerEnv(this.#deps.config),
       log: this.#deps.log,
       spawn: this.#spawnerFor(STANDBY_BACKEND),
+      memoryBudgetBytes: this.#deps.config.workerMemoryMb * 1024 * 1024,
     }).catch((err) => {
       this.#deps.log.warn(`standby worker did not start: ${(err as Error).message}`);
       return undefined;

@@ -16,6 +16,7 @@ import { saveSpec, statusSpec } from "../../workers/internal_tools.ts";
 import { ENTRY_SCRIPT, PROBE_SCRIPT, PYTHON_SCRIPTS } from "../../workers/python/scripts.ts";
 import type { BackendInfo } from "./backend_info.ts";
 import type { Spawner } from "./worker_process.ts";
+import { runProbe } from "./run_probe.ts";
 
 /** The engine backends that run as Python workers. */
 export const PYTHON_BACKENDS = ["ghidra", "ida", "binja"] as const;
@@ -177,25 +178,29 @@ export interface PythonProbe {
   engines: Record<string, EngineProbe>;
 }
 
-/** Runs the engine probe with `python` (synchronously: list_backends and open need the answer). */
-export function probePython(python: string, env: Record<string, string>): PythonProbe {
-  let out: Deno.CommandOutput;
-  try {
-    out = new Deno.Command(python, {
-      args: ["-c", PROBE_SCRIPT, python],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      env,
-    }).outputSync();
-  } catch (err) {
-    const why = err instanceof Deno.errors.NotFound
+/** Longest the Python engine probe may take (an interpreter on a slow disk starts in seconds). */
+export const PYTHON_PROBE_TIMEOUT_MS = 10_000;
+
+/** Runs the engine probe with `python`, off the event loop and bounded in time. */
+export async function probePython(
+  python: string,
+  env: Record<string, string>,
+  timeoutMs = PYTHON_PROBE_TIMEOUT_MS,
+): Promise<PythonProbe> {
+  const out = await runProbe(python, ["-c", PROBE_SCRIPT, python], env, timeoutMs);
+  if (out.kind === "timeout") {
+    const why = `${python} did not finish the engine probe within ${timeoutMs / 1000} s ` +
+      "(check REMCP_PYTHON)";
+    return { python: { ok: false, reason: why }, engines: {} };
+  }
+  if (out.kind === "failed") {
+    const why = out.error instanceof Deno.errors.NotFound
       ? `${python} was not found (install Python 3.10+ or set REMCP_PYTHON)`
-      : `${python} cannot run: ${(err as Error).message}`;
+      : `${python} cannot run: ${out.error.message}`;
     return { python: { ok: false, reason: why }, engines: {} };
   }
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(out.stdout)) as Record<string, unknown>;
+    const parsed = JSON.parse(out.stdout) as Record<string, unknown>;
     const py = parsed.python as { ok: boolean; version: string };
     if (!py.ok) {
       return {
@@ -211,7 +216,7 @@ export function probePython(python: string, env: Record<string, string>): Python
     delete parsed.python;
     return { python: { ok: true, version: py.version }, engines: parsed as PythonProbe["engines"] };
   } catch {
-    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-1)[0] ?? "";
+    const err = out.stderr.trim().split("\n").slice(-1)[0] ?? "";
     return {
       python: { ok: false, reason: `${python} could not run the engine probe: ${err}` },
       engines: {},
@@ -219,36 +224,20 @@ export function probePython(python: string, env: Record<string, string>): Python
   }
 }
 
-/**
- * list_backends entries for the Python backends. The probe spawns Python, so it runs at most
- * once per call and only when an entry's availability is actually read (opening an embedded
- * database never pays for it).
- */
-export function pythonBackendInfos(
-  config: Config,
-  env: Record<string, string>,
-): BackendInfo[] {
-  let probe: PythonProbe | undefined;
-  const get = () => probe ??= probePython(config.python, env);
+/** list_backends entries for the Python backends, from one probe. */
+export function pythonBackendInfos(probe: PythonProbe, env: Record<string, string>): BackendInfo[] {
   const entry = (name: string, engine: string): BackendInfo => {
-    const status = (): EngineProbe => {
-      const p = get();
-      if (!p.python.ok) return { available: false, reason: p.python.reason ?? "no Python" };
-      if (name === TEST_BACKEND) return { available: true, version: p.python.version ?? null };
-      return p.engines[name] ?? { available: false, reason: "the engine probe said nothing" };
-    };
+    const status: EngineProbe = !probe.python.ok
+      ? { available: false, reason: probe.python.reason ?? "no Python" }
+      : name === TEST_BACKEND
+      ? { available: true, version: probe.python.version ?? null }
+      : probe.engines[name] ?? { available: false, reason: "the engine probe said nothing" };
     return {
       name,
       engine,
-      get available() {
-        return status().available;
-      },
-      get version() {
-        return status().version ?? undefined;
-      },
-      get reason() {
-        return status().available ? undefined : status().reason;
-      },
+      available: status.available,
+      version: status.version ?? undefined,
+      reason: status.available ? undefined : status.reason,
     };
   };
   return [

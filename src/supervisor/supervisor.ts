@@ -21,6 +21,7 @@ import { WorkerPool } from "./pool.ts";
 import type { Spawner } from "./worker_process.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
 import type { CallContext, CatalogEntry, Host, LocalTool, ToolKind } from "./host.ts";
+import { makeSampleDir } from "./sample_dir.ts";
 
 /** Tools that are still being loaded (the tools folder): calls to unknown names wait for them. */
 export interface ToolSource {
@@ -209,10 +210,7 @@ export class Supervisor implements Host {
 
   /** A private 0700 folder for open_data samples, made on first use. */
   async tempDir(): Promise<string> {
-    if (!this.#tempDir) {
-      this.#tempDir = await Deno.makeTempDir({ prefix: "remcp-data-" });
-      await Deno.chmod(this.#tempDir, 0o700);
-    }
+    this.#tempDir ??= await makeSampleDir();
     return this.#tempDir;
   }
 

@@ -8,6 +8,7 @@ import { resultValue, type ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
+import { type MemoryOverrun, mib, watchMemory } from "./memory_watch.ts";
 
 /** What the pool needs of a started worker: a `Deno.ChildProcess`, or an in-process stand-in. */
 export interface WorkerChild {
@@ -35,6 +36,7 @@ export const spawnSelf: Spawner = (args, env) => {
 };
 
 const STDERR_LINES = 40;
+const STDERR_LINE_CHARS = 16 * 1024;
 
 /** Options for a call into the worker. */
 export interface CallOptions {
@@ -55,6 +57,9 @@ export class WorkerProcess {
   #signal: string | null = null;
   #log: Logger;
   #cancelSignal: Deno.Signal | undefined;
+  #killedHere = false;
+  #overrun: MemoryOverrun | undefined;
+  #stopWatch = () => {};
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
 
@@ -67,6 +72,7 @@ export class WorkerProcess {
       this.#alive = false;
       this.#exitCode = s.code;
       this.#signal = s.signal;
+      this.#stopWatch();
       return s;
     });
   }
@@ -84,6 +90,8 @@ export class WorkerProcess {
       spawn?: Spawner | undefined;
       /** Sent to the process when a call is aborted, beside notifications/cancelled. */
       cancelSignal?: Deno.Signal | undefined;
+      /** Resident size past which the worker is ended (REMCP_WORKER_MEMORY_MB); 0: none. */
+      memoryBudgetBytes?: number | undefined;
     },
   ): Promise<WorkerProcess> {
     const spawn = opts.spawn ?? spawnSelf;
@@ -103,6 +111,14 @@ export class WorkerProcess {
     const client = new RpcClient(transport);
     const worker = new WorkerProcess(child, client, opts.log);
     worker.#cancelSignal = opts.cancelSignal;
+    if (opts.memoryBudgetBytes) {
+      const watch = watchMemory(child.pid, opts.memoryBudgetBytes, (o) => {
+        worker.#overrun = o;
+        opts.log.warn(`worker ${opts.databaseId} ${worker.exitDescription()}`);
+        worker.kill();
+      });
+      worker.#stopWatch = () => watch.stop();
+    }
     void worker.#pumpStderr(child.stderr, opts.log.filePath(`worker-${opts.databaseId}`));
     try {
       await Promise.race([
@@ -152,7 +168,9 @@ export class WorkerProcess {
         await sink?.write(chunk).catch(() => 0);
         partial += decoder.decode(chunk, { stream: true });
         const lines = partial.split("\n");
-        partial = lines.pop() ?? "";
+        // A line without end (a worker printing megabytes to stderr) is kept to its start, so
+        // each chunk costs its own length and not the whole line's.
+        partial = (lines.pop() ?? "").slice(0, STDERR_LINE_CHARS);
         for (const line of lines) {
           if (line === "") continue;
           this.#stderr.push(line);
@@ -186,7 +204,17 @@ export class WorkerProcess {
 
   /** A one-line description of how the process ended. */
   exitDescription(): string {
+    if (this.#overrun) {
+      return `was stopped at ${mib(this.#overrun.rssBytes)} MiB, over its memory budget of ` +
+        `${mib(this.#overrun.budgetBytes)} MiB (REMCP_WORKER_MEMORY_MB)`;
+    }
     if (this.#alive) return "running";
+    if (this.#stderr.some((l) => /out of memory|Allocation failed/i.test(l))) {
+      return `ran out of memory (${this.#signal ? `killed by ${this.#signal}` : "exited"})`;
+    }
+    if (this.#signal === "SIGKILL" && !this.#killedHere) {
+      return "was killed by SIGKILL from outside remcp (as the system does when memory runs out)";
+    }
     return this.#signal ? `killed by ${this.#signal}` : `exited with code ${this.#exitCode}`;
   }
 
@@ -255,14 +283,27 @@ export class WorkerProcess {
     return new RemcpError(
       "WorkerCrashed",
       `The worker for this database ${this.exitDescription()}; other databases are unaffected. ` +
-        `Reopen the file with open_database to continue (saved annotations are kept)`,
-      { exit: this.exitDescription(), stderr: tail },
+        (this.#overrun
+          ? "Raise REMCP_WORKER_MEMORY_MB, or open a smaller file, and reopen it with open_database"
+          : "Reopen the file with open_database to continue") +
+        " (saved annotations are kept)",
+      {
+        exit: this.exitDescription(),
+        stderr: tail,
+        ...(this.#overrun
+          ? {
+            memory_mb: mib(this.#overrun.rssBytes),
+            budget_mb: mib(this.#overrun.budgetBytes),
+          }
+          : {}),
+      },
     );
   }
 
   /** Kills the process at once. */
   kill(): void {
     if (!this.#alive) return;
+    this.#killedHere = true;
     try {
       this.#child.kill("SIGKILL");
     } catch {

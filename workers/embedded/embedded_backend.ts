@@ -41,6 +41,21 @@ export function openEmbedded(
 }
 
 /**
+ * The embedded backend holds the whole file in memory (and about as much again while parsing), so
+ * a file over REMCP_MAX_FILE_MB is refused before it is read.
+ */
+function refuseLargeFile(path: string, size: number, maxMb: number): void {
+  if (maxMb === 0 || size <= maxMb * 1024 * 1024) return;
+  throw new RemcpError(
+    "OpenFailed",
+    `${path} is ${Math.ceil(size / 1024 / 1024)} MiB, over the ${maxMb} MiB limit of the ` +
+      "embedded backend (REMCP_MAX_FILE_MB): it reads files whole, at about twice their size in " +
+      "memory; raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
+    { path, size, max_file_mb: maxMb },
+  );
+}
+
+/**
  * An embedded backend with no file yet (a standby worker waits like this so that opening costs
  * no process start), and the call that gives it its file.
  */
@@ -54,12 +69,14 @@ export function createEmbedded(
 
   const load = async (path: string, options: Record<string, unknown>) => {
     try {
+      refuseLargeFile(path, (await Deno.stat(path)).size, env.config.maxFileMb);
       const bytes = await Deno.readFile(path);
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
       const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
       const image = openImage(bytes, imageOptions(options));
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
+      for (const notice of store.notices) env.log.warn(notice);
       store.setMeta("path", path);
       store.setMeta("sha256", sha256);
       for (const [address, name] of store.all("name")) names.setUserName(address, name);
@@ -82,9 +99,12 @@ export function createEmbedded(
       // The file is open: an analysis that fails or overruns leaves the format, data and
       // disassembly tools working and says so, instead of failing the open.
       const budget = AbortSignal.timeout(env.config.analysisTimeoutS * 1000);
+      // The deadline is also checked inside long synchronous stretches, where the signal's
+      // timer cannot fire.
+      const deadline = performance.now() + env.config.analysisTimeoutS * 1000;
       try {
-        const { analysis, cached } = await loadOrAnalyze(db, budget, (progress, message) => {
-          status = { state: "analysing", progress, message };
+        const { analysis, cached } = await loadOrAnalyze(db, budget, deadline, (p, message) => {
+          status = { state: "analysing", progress: p, message };
         });
         db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
         attachAnalysis(db, analysis);
@@ -93,7 +113,7 @@ export function createEmbedded(
           seconds: seconds(),
         });
       } catch (err) {
-        const why = budget.aborted
+        const why = budget.aborted || (err instanceof Error && err.name === "TimeoutError")
           ? `it did not finish within REMCP_ANALYSIS_TIMEOUT (${env.config.analysisTimeoutS} s)`
           : `it failed: ${err instanceof Error ? err.message : String(err)}`;
         db.analysisError = `Analysis of ${db.name} stopped because ${why}; format, data, search ` +
@@ -197,6 +217,7 @@ const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
 async function loadOrAnalyze(
   db: EmbeddedDb,
   signal: AbortSignal,
+  deadline: number,
   onProgress: (fraction: number, message: string) => void,
 ): Promise<{ analysis: Analysis; cached: boolean }> {
   const cached = db.store.loadCache(CACHE_KEY);
@@ -212,6 +233,7 @@ async function loadOrAnalyze(
   const analysis = await analyze(db.image, decoder, {
     onProgress,
     signal,
+    deadline,
     ...(thumbDecoder ? { thumbDecoder } : {}),
   });
   try {

@@ -10,7 +10,10 @@ const FunctionItem = z.object({
   end: Hex,
   size: z.number(),
   blocks: z.number(),
-  flags: z.array(z.string()).describe("e.g. import, thunk, noreturn, library, user_named"),
+  flags: z.array(z.string()).describe(
+    "e.g. import, thunk, noreturn, library, user_named; nested: a call target inside another " +
+      "function's unwind extent",
+  ),
 });
 
 export const listFunctions = defineTool({

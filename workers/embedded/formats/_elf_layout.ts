@@ -3,6 +3,7 @@
  * memory. The tables (symbols, relocations, …) are read afterwards by `elf.ts`.
  */
 
+import { codeExtent, cutWarning } from "./_extent.ts";
 import {
   type ElfSection,
   EM_386,
@@ -230,12 +231,21 @@ export function parseElfLayout(bytes: Uint8Array, warnings: string[]): ElfLayout
     if (p.offset + p.filesz > r.length) {
       warnings.push(`segments: ${name} runs past the end of the file; the missing bytes read as 0`);
     }
+    let size = p.memsz;
+    if (p.flags & 1) {
+      size = codeExtent(p.memsz, {
+        fileOffset: p.offset,
+        fileSize: p.filesz,
+        fileLength: r.length,
+      });
+      if (size < p.memsz) warnings.push(cutWarning(`segments: ${name}`, p.memsz, size));
+    }
     segments.push({
       name,
       start: p.vaddr,
-      end: p.vaddr + p.memsz,
+      end: p.vaddr + size,
       fileOffset: p.offset,
-      fileSize: Math.min(p.filesz, p.memsz),
+      fileSize: Math.min(p.filesz, size),
       perms: permString((p.flags & 4) !== 0, (p.flags & 2) !== 0, (p.flags & 1) !== 0),
     });
   }

@@ -51,6 +51,7 @@ import {
 } from "./_elf_types.ts";
 import { thumbOracle } from "./_thumb.ts";
 import { makeImage } from "./_mapped_image.ts";
+import { codeExtent, cutWarning } from "./_extent.ts";
 import { optionalPart } from "./_optional_part.ts";
 import type {
   BinaryImage,
@@ -89,13 +90,19 @@ function sectionKind(s: ElfSection): Section["kind"] {
   return s.flags & SHF_WRITE ? "data" : "rodata";
 }
 
-function toSections(layout: ElfLayout, warnings: string[]): Section[] {
+function toSections(layout: ElfLayout, fileLength: number, warnings: string[]): Section[] {
   const out: Section[] = [];
   for (const s of layout.sections) {
     if (s.index === 0 && s.type === 0) continue;
     const alloc = (s.flags & SHF_ALLOC) !== 0;
     const start = alloc ? s.addr : 0;
-    const end = alloc ? s.addr + s.size : 0;
+    const fileSize = s.type === SHT_NOBITS ? 0 : s.size;
+    let size = s.size;
+    if (alloc && s.flags & SHF_EXECINSTR) {
+      size = codeExtent(s.size, { fileOffset: s.offset, fileSize, fileLength });
+      if (size < s.size) warnings.push(cutWarning(`sections: ${s.name}`, s.size, size));
+    }
+    const end = alloc ? s.addr + size : 0;
     if (!Number.isSafeInteger(end)) {
       warnings.push(`sections: ${s.name} lies at or above 2^53 and was left out`);
       continue;
@@ -105,7 +112,7 @@ function toSections(layout: ElfLayout, warnings: string[]): Section[] {
       start,
       end,
       fileOffset: s.offset,
-      fileSize: s.type === SHT_NOBITS ? 0 : s.size,
+      fileSize: Math.min(fileSize, size),
       perms: alloc
         ? `r${s.flags & SHF_WRITE ? "w" : "-"}${s.flags & SHF_EXECINSTR ? "x" : "-"}`
         : "---",
@@ -139,7 +146,7 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
   };
   const isRel = layout.elfType === 1;
   const kinds = relocKinds(machine);
-  const sections = toSections(layout, warnings);
+  const sections = toSections(layout, bytes.length, warnings);
   const info: Record<string, unknown> = {
     elf_type: ELF_TYPES[layout.elfType] ?? `0x${layout.elfType.toString(16)}`,
     machine: arch,
@@ -198,6 +205,7 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
   const symbols: SymbolEntry[] = [];
   const exports: ExportEntry[] = [];
   const seen = new Set<string>();
+  const exported = new Set<string>();
   const thumbFuncs: number[] = [];
   const mappingSyms: { addr: number; thumb: boolean }[] = [];
   // .symtab first so its (usually richer) entries win the dedupe.
@@ -225,10 +233,16 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
         thumbFuncs.push(addr);
       }
       if (!Number.isSafeInteger(addr)) continue;
+      const global = s.bind === 1 || s.bind === 2 || s.bind === 10;
+      // Before the dedupe: a library's `.symtab` repeats every `.dynsym` entry, and what makes
+      // a symbol an export is its presence in `.dynsym`.
       const key = `${s.name}\u0000${addr}`;
+      if (t.dynamic && global && s.type !== STT_TLS && !exported.has(key)) {
+        exported.add(key);
+        exports.push({ name: s.name, address: addr });
+      }
       if (seen.has(key)) continue;
       seen.add(key);
-      const global = s.bind === 1 || s.bind === 2 || s.bind === 10;
       symbols.push({
         name: s.name,
         address: addr,
@@ -237,7 +251,6 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
         source: t.dynamic ? "dynsym" : "symtab",
         global,
       });
-      if (t.dynamic && global && s.type !== STT_TLS) exports.push({ name: s.name, address: addr });
     }
   }
   symbols.sort((a, b) => a.address - b.address);

@@ -15,6 +15,7 @@ import {
   readExportTrie,
 } from "./_macho_dyld.ts";
 import { makeImage } from "./_mapped_image.ts";
+import { codeExtent, cutWarning } from "./_extent.ts";
 import { optionalPart } from "./_optional_part.ts";
 import { thumbOracle } from "./_thumb.ts";
 import { parseEhFrame } from "./eh_frame.ts";
@@ -110,12 +111,18 @@ export function parseMacho(
   const sections: Section[] = [];
   const flatSections: MachoSection[] = [];
   for (const s of m.segments) {
+    let vmsize = s.vmsize;
+    if (s.initprot & 4) {
+      const fileOffset = sliceOffset + s.fileoff;
+      vmsize = codeExtent(s.vmsize, { fileOffset, fileSize: s.filesize, fileLength: file.length });
+      if (vmsize < s.vmsize) warnings.push(cutWarning(`segments: ${s.name}`, s.vmsize, vmsize));
+    }
     const seg: Segment = {
       name: s.name,
       start: s.vmaddr,
-      end: s.vmaddr + s.vmsize,
+      end: s.vmaddr + vmsize,
       fileOffset: sliceOffset + s.fileoff,
-      fileSize: Math.min(s.filesize, s.vmsize),
+      fileSize: Math.min(s.filesize, vmsize),
       perms: protString(s.initprot),
     };
     segments.push(seg);
@@ -125,12 +132,18 @@ export function parseMacho(
       const type = sec.flags & 0xff;
       const zero = type === S_ZEROFILL || type === S_GB_ZEROFILL ||
         type === S_THREAD_LOCAL_ZEROFILL;
+      let size = sec.size;
+      if (!zero && sec.flags & CODE_ATTRS) {
+        const fileOffset = sliceOffset + sec.offset;
+        size = codeExtent(sec.size, { fileOffset, fileSize: sec.size, fileLength: file.length });
+        if (size < sec.size) warnings.push(cutWarning(`sections: ${sec.sectname}`, sec.size, size));
+      }
       sections.push({
         name: `${sec.segname},${sec.sectname}`,
         start: sec.addr,
-        end: sec.addr + sec.size,
+        end: sec.addr + size,
         fileOffset: zero ? 0 : sliceOffset + sec.offset,
-        fileSize: zero ? 0 : sec.size,
+        fileSize: zero ? 0 : size,
         perms: seg.perms,
         kind: sec.flags & CODE_ATTRS
           ? "code"

@@ -5,6 +5,7 @@
  */
 
 import { makeImage } from "./_mapped_image.ts";
+import { codeExtent, cutWarning } from "./_extent.ts";
 import { optionalPart } from "./_optional_part.ts";
 import { readPeExports } from "./_pe_exports.ts";
 import { readPeDelayImports, readPeImports } from "./_pe_imports.ts";
@@ -202,8 +203,18 @@ export function parsePe(bytes: Uint8Array): BinaryImage {
   }];
   const sections: Section[] = [];
   for (const s of peSections) {
-    const size = s.virtualSize || s.rawSize;
-    if (size === 0) continue;
+    const declared = s.virtualSize || s.rawSize;
+    if (declared === 0) continue;
+    // The loader refuses a section that ends past SizeOfImage.
+    let size = s.rva < sizeOfImage ? Math.min(declared, sizeOfImage - s.rva) : declared;
+    if (s.characteristics & (SCN_CNT_CODE | SCN_MEM_EXECUTE)) {
+      size = codeExtent(size, {
+        fileOffset: s.rawOffset,
+        fileSize: s.rawSize,
+        fileLength: bytes.length,
+      });
+    }
+    if (size < declared) warnings.push(cutWarning(`Section ${s.name}`, declared, size));
     const start = imageBase + s.rva;
     const seg: Segment = {
       name: s.name,

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { parsePe } from "./pe.ts";
 import { fixture, num, records } from "./_testing.ts";
+import { hostilePe } from "./_hostile_pe.ts";
+import { CODE_ZERO_FILL } from "./_extent.ts";
 
 const PE_FIXTURES = [
   "pe_i386_O2.exe",
@@ -80,4 +82,18 @@ Deno.test("parsePe() turns .pdata into function ranges and keeps mingw COFF symb
   }
   assert.ok(img.entryPoints.some((e) => e.kind === "tls"), "mingw images have TLS callbacks");
   assert.ok(img.relocations.some((r) => r.target !== undefined));
+});
+
+Deno.test("parsePe() keeps one page past the file's bytes of a section claiming 4 GiB", () => {
+  const f = fixture("pe_x86_64_O2.exe", "hostile PE");
+  if (!f) return;
+  for (const sizeOfImage of [false, true]) {
+    const img = parsePe(hostilePe(f.bytes, { sizeOfImage }));
+    const text = img.sections.find((s) => s.name === ".text")!;
+    assert.ok(
+      text.end - text.start <= 6 * 1024 + CODE_ZERO_FILL,
+      `.text kept ${text.end - text.start}`,
+    );
+    assert.match(JSON.stringify(img.info.warnings), /\.text claims 0xffffffff bytes/);
+  }
 });

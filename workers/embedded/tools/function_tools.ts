@@ -2,7 +2,8 @@
 import { RemcpError } from "../../../src/errors.ts";
 import * as F from "../../../src/protocol/catalog/functions.ts";
 import { listStrings } from "../../../src/protocol/catalog/data.ts";
-import { compileFilter, hex, pageOf } from "../../../src/protocol/paging.ts";
+import { hex, pageOf } from "../../../src/protocol/paging.ts";
+import { compileFilter } from "../../../src/protocol/pattern.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { analysisOf, type DbAccess, type EmbeddedDb, fnName, functionContaining } from "../db.ts";
 import type { FunctionInfo } from "../analysis/types.ts";

@@ -9,7 +9,7 @@ import {
 } from "../../../src/protocol/catalog/info.ts";
 import { hex, pageOf, paginate } from "../../../src/protocol/paging.ts";
 import { type AnalysisStatus, impl, type ToolImpl } from "../../backend.ts";
-import { type DbAccess, resolve } from "../db.ts";
+import { type DbAccess, type EmbeddedDb, resolve } from "../db.ts";
 import { supportedTargets } from "../arch/decoder.ts";
 
 /** The info tools over `db`. */
@@ -41,9 +41,7 @@ export function infoTools(db: DbAccess, status: () => AnalysisStatus): ToolImpl[
           ...(d.analysisInfo ? d.analysisInfo : {}),
         },
         details: img.info,
-        ...(d.analysisError
-          ? { warnings: [{ code: "analysis_failed", message: d.analysisError }] }
-          : {}),
+        ...warningsOf(d),
       };
     }, { duringAnalysis: true }),
     impl(listSegments, (args) =>
@@ -99,4 +97,13 @@ export function infoTools(db: DbAccess, status: () => AnalysisStatus): ToolImpl[
       })),
     }), { duringAnalysis: true }),
   ];
+}
+
+/** The database's standing warnings: a failed analysis, a repaired or read-only store. */
+function warningsOf(d: EmbeddedDb): { warnings?: { code: string; message: string }[] } {
+  const warnings = [
+    ...(d.analysisError ? [{ code: "analysis_failed", message: d.analysisError }] : []),
+    ...d.store.notices.map((message) => ({ code: "annotation_store", message })),
+  ];
+  return warnings.length > 0 ? { warnings } : {};
 }

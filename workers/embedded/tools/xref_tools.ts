@@ -1,6 +1,7 @@
 /** Embedded handlers: cross-references and string users. */
 import { findCodeByString, xrefsFrom, xrefsTo } from "../../../src/protocol/catalog/xrefs.ts";
-import { compileFilter, hex, pageOf } from "../../../src/protocol/paging.ts";
+import { hex, pageOf } from "../../../src/protocol/paging.ts";
+import { compileFilter } from "../../../src/protocol/pattern.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { analysisOf, type DbAccess, type EmbeddedDb, fnName, resolve } from "../db.ts";
 import type { Xref } from "../analysis/types.ts";

@@ -6,6 +6,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { RemcpError } from "../../../src/errors.ts";
+import { type OpenedStore, openStoreFile } from "./_open.ts";
 
 /** The kinds of annotation the store keeps. */
 export const ANNOTATION_KINDS = ["name", "comment", "prototype", "bookmark", "local"] as const;
@@ -34,44 +35,50 @@ const TABLES: Record<AnnotationKind, string> = {
   local: "locals",
 };
 
+function createTables(db: DatabaseSync): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS names (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS comments (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS prototypes (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS bookmarks (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS locals (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS journal (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, address INTEGER NOT NULL,
+      old TEXT, new TEXT, at TEXT NOT NULL, undone INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+  `);
+  db.prepare("INSERT OR IGNORE INTO meta VALUES ('schema', ?)").run(SCHEMA_VERSION);
+}
+
 /** Annotations and cache of one database. */
 export class AnnotationStore {
   readonly path: string;
+  /** What the user should know about this store (repaired damage, read-only); see _open.ts. */
+  readonly notices: readonly string[];
   #db: DatabaseSync;
+  #readOnly: string | undefined;
+  #release: () => void;
 
-  private constructor(path: string, db: DatabaseSync) {
+  private constructor(path: string, opened: OpenedStore) {
     this.path = path;
-    this.#db = db;
+    this.#db = opened.db;
+    this.#readOnly = opened.readOnly;
+    this.notices = opened.notices;
+    this.#release = opened.release;
   }
 
-  /** Opens (creating) the store at `path`. */
-  static open(path: string): AnnotationStore {
-    try {
-      Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      const db = new DatabaseSync(path);
-      db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS names (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS comments (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS prototypes (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS bookmarks (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS locals (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS journal (
-          id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, address INTEGER NOT NULL,
-          old TEXT, new TEXT, at TEXT NOT NULL, undone INTEGER NOT NULL DEFAULT 0);
-        CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, data BLOB NOT NULL);
-      `);
-      db.prepare("INSERT OR IGNORE INTO meta VALUES ('schema', ?)").run(SCHEMA_VERSION);
-      return new AnnotationStore(path, db);
-    } catch (err) {
-      throw new RemcpError(
-        "WriteFailed",
-        `Cannot open the annotation store ${path}: ${(err as Error).message}; check that ` +
-          `REMCP_STATE_DIR is writable`,
-        { path },
-      );
-    }
+  /**
+   * Opens (creating) the store at `path`. A damaged store is repaired, a locked or unwritable one
+   * opens read-only; either way {@link notices} says so.
+   */
+  static open(path: string, opts: { maxPageCount?: number } = {}): AnnotationStore {
+    const init = (db: DatabaseSync) => {
+      // A cap on the file's size in pages: what a full disk looks like to SQLite (tests use it).
+      if (opts.maxPageCount) db.exec(`PRAGMA max_page_count = ${Math.floor(opts.maxPageCount)}`);
+      createTables(db);
+    };
+    return new AnnotationStore(path, openStoreFile(path, init));
   }
 
   /** A meta value (e.g. the file's path and hash). */
@@ -82,6 +89,7 @@ export class AnnotationStore {
 
   /** Sets a meta value. */
   setMeta(key: string, value: string): void {
+    if (this.#readOnly) return; // informational only: a read-only store goes without
     this.#db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)").run(key, value);
   }
 
@@ -122,16 +130,28 @@ export class AnnotationStore {
   }
 
   #tx(f: () => void): void {
-    this.#db.exec("BEGIN IMMEDIATE");
+    if (this.#readOnly) {
+      throw new RemcpError("WriteFailed", `The change was not saved: ${this.#readOnly}`, {
+        store: this.path,
+      });
+    }
     try {
+      this.#db.exec("BEGIN IMMEDIATE");
       f();
       this.#db.exec("COMMIT");
     } catch (err) {
-      this.#db.exec("ROLLBACK");
+      // SQLite has already rolled back after some failures (a full disk); ROLLBACK would then
+      // throw "no transaction is active" and hide the real cause.
+      if (this.#db.isTransaction) {
+        try {
+          this.#db.exec("ROLLBACK");
+        } catch { /* the first error is the one to report */ }
+      }
       throw new RemcpError(
         "WriteFailed",
-        `Saving the change failed: ${(err as Error).message}`,
-        {},
+        `Saving the change failed: ${(err as Error).message}; nothing was changed. Free space ` +
+          `in REMCP_STATE_DIR (${dirname(this.path)}) and try again`,
+        { store: this.path },
       );
     }
   }
@@ -174,12 +194,17 @@ export class AnnotationStore {
 
   /** A cached blob (e.g. the analysis), if present. */
   loadCache(key: string): Uint8Array | undefined {
-    const row = this.#db.prepare("SELECT data FROM cache WHERE key = ?").get(key);
-    return row?.data instanceof Uint8Array ? row.data : undefined;
+    try {
+      const row = this.#db.prepare("SELECT data FROM cache WHERE key = ?").get(key);
+      return row?.data instanceof Uint8Array ? row.data : undefined;
+    } catch {
+      return undefined; // an unreadable cache is rebuilt
+    }
   }
 
-  /** Stores a cached blob. */
+  /** Stores a cached blob (not in a read-only store). */
   saveCache(key: string, data: Uint8Array): void {
+    if (this.#readOnly) return;
     this.#db.prepare("INSERT OR REPLACE INTO cache VALUES (?, ?)").run(key, data);
   }
 
@@ -191,9 +216,10 @@ export class AnnotationStore {
   /** Checkpoints and closes. */
   close(): void {
     try {
-      this.checkpoint();
+      if (!this.#readOnly) this.checkpoint();
     } finally {
       this.#db.close();
+      this.#release();
     }
   }
 }
