@@ -16,6 +16,7 @@ const BENCHES = [
   "sandbox_start",
   "fuzz",
   "cluster",
+  "decompile",
 ];
 /** Extra `deno run` flags a benchmark needs. */
 const FLAGS: Record<string, string[]> = { sandbox_hop: ["--unstable-worker-options"] };

@@ -3,7 +3,7 @@
  * bookmarks), the change journal behind undo/redo and export, and the analysis cache. Every
  * change is its own committed transaction, so a killed worker loses at most the change in flight.
  */
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { RemcpError } from "../../../src/errors.ts";
 import { type OpenedStore, openStoreFile } from "./_open.ts";
