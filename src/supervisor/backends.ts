@@ -39,12 +39,13 @@ const PYTHON_ENGINE_MISSING = [
   "get_cfg",
   "get_call_graph",
   "find_code_by_string",
+  "function_features",
 ] as const;
 
 /** Tools a backend lacks (the rest of the catalog it implements). */
 const MISSING: Record<string, readonly string[]> = {
   embedded: ["decompile_function", "command", "command_json"],
-  rizin: [],
+  rizin: ["function_features"],
   // The Python engine adapters implement the tools of workers/python/remcp/generic.py; the
   // worker's own tools/list is checked as well, so this list only words the refusals.
   ghidra: PYTHON_ENGINE_MISSING,

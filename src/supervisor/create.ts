@@ -8,6 +8,7 @@ import { getSchemaHandler, getSchemaSpec } from "../meta/get_schema.ts";
 import { callHandler, callSpec } from "../meta/call.ts";
 import { batchHandler, batchSpec } from "../meta/batch.ts";
 import { executeHandler, executeSpec } from "../meta/execute.ts";
+import { diffTools } from "../diff/tools.ts";
 
 /** The meta-tools, in listing order. */
 export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
@@ -17,6 +18,7 @@ export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
     { spec: callSpec, handler: callHandler },
     { spec: batchSpec, handler: batchHandler },
     { spec: executeSpec, handler: executeHandler },
+    ...diffTools(),
   ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
 }
 

@@ -20,6 +20,7 @@ import { codeTools } from "./tools/code_tools.ts";
 import { CodeView } from "./code.ts";
 import { functionTools } from "./tools/function_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
+import { featureTools } from "./tools/feature_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
@@ -130,6 +131,7 @@ export function createEmbedded(
       ...codeTools(need),
       ...functionTools(need),
       ...xrefTools(need),
+      ...featureTools(need),
     ],
     save: () => {
       if (!db) return Promise.resolve({ saved: false });

@@ -9,6 +9,7 @@ import * as notes from "./annotations.ts";
 import * as fns from "./functions.ts";
 import * as xrefs from "./xrefs.ts";
 import * as scripts from "./scripts.ts";
+import { functionFeatures } from "./features.ts";
 
 /** All worker tool specs. */
 export const WORKER_TOOLS: readonly ToolSpec[] = [
@@ -50,6 +51,7 @@ export const WORKER_TOOLS: readonly ToolSpec[] = [
   fns.getBasicBlocks,
   fns.getCfg,
   fns.getCallGraph,
+  functionFeatures,
   scripts.command,
   scripts.commandJson,
 ] as unknown as readonly ToolSpec[];

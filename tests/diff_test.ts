@@ -1,0 +1,119 @@
+/** End-to-end: diff_databases, diff_function and port_annotations through the real server. */
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/client";
+import { fixture, ok, startRemcp } from "./_harness.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+const bin = (name: string) => fixture(`diff/${name}`);
+
+type Row = Record<string, unknown>;
+
+async function open(client: Client, name: string): Promise<string> {
+  const o = await ok(client, "open_database", { path: bin(name) });
+  await ok(client, "wait_for_analysis", { database: o.database });
+  return o.database as string;
+}
+
+async function diffAll(client: Client, a: string, b: string, list: string, extra: Row = {}) {
+  const r = await ok(client, "diff_databases", { a, b, list, limit: 1000, ...extra });
+  return { r, items: r.items as Row[], totals: r.totals as Record<string, number> };
+}
+
+Deno.test("diff_databases: identical files match everything and nothing changed", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1");
+    const b = await open(h.client, "diff_v1_copy");
+    const { r, totals } = await diffAll(h.client, a, b, "changed");
+    const fa = (r.a as Row).functions as number;
+    assert.ok(fa > 130, `functions found: ${fa}`);
+    assert.equal(totals.matched, fa);
+    assert.equal(totals.identical, fa);
+    assert.equal(totals.changed, 0);
+    assert.equal(totals.only_a, 0);
+    assert.equal(totals.only_b, 0);
+    const { items } = await diffAll(h.client, a, b, "matched");
+    for (const m of items) {
+      assert.equal(m.a_start, m.b_start);
+      assert.equal(m.similarity, 1);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("diff_databases: a one-function change shows exactly that function", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1_stripped");
+    const b = await open(h.client, "diff_change_stripped");
+    const { r, items, totals } = await diffAll(h.client, a, b, "changed");
+    assert.equal(totals.only_a, 0, JSON.stringify(r));
+    assert.equal(totals.only_b, 0);
+    assert.equal(items.length, 1, JSON.stringify(items));
+    const unstripped = await open(h.client, "diff_v1");
+    const sym = await ok(h.client, "resolve_address", {
+      database: unstripped,
+      address: "checksum",
+    });
+    assert.equal(items[0]!.a_start, sym.address);
+    assert.ok((items[0]!.similarity as number) < 1);
+    assert.equal(r.cached, false);
+    const again = await ok(h.client, "diff_databases", { a, b });
+    assert.equal(again.cached, true);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("diff_databases: a renamed and moved function matches by its code", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1");
+    const b = await open(h.client, "diff_rename");
+    const { items, totals } = await diffAll(h.client, a, b, "matched");
+    assert.equal(totals.only_a, 0);
+    assert.equal(totals.only_b, 0);
+    const m = items.find((x) => x.a_name === "parse_header");
+    assert.ok(m, "parse_header is matched");
+    assert.equal(m.b_name, "read_header");
+    assert.notEqual(m.a_start, m.b_start);
+    assert.ok(!(m.evidence as string[]).includes("name"));
+    assert.ok((m.evidence as string[]).includes("mnemonics"), JSON.stringify(m));
+    for (const x of items) {
+      if (x !== m) assert.equal(x.a_name, x.b_name, `mismatch ${JSON.stringify(x)}`);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("diff_databases: a deleted function is only in a", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1");
+    const b = await open(h.client, "diff_delete");
+    const onlyA = await diffAll(h.client, a, b, "only_a");
+    // puts and strcmp were imported for legacy_mode alone: their PLT stubs went with it.
+    assert.deepEqual(onlyA.items.map((x) => x.name).sort(), ["legacy_mode", "puts", "strcmp"]);
+    assert.equal(onlyA.totals.only_b, 0);
+    const changed = await diffAll(h.client, a, b, "changed");
+    assert.deepEqual(changed.items.map((x) => x.a_name), ["main"]);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("diff_databases: portable features equal the embedded bulk features", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1_stripped");
+    const b = await open(h.client, "diff_change_stripped");
+    const bulk = await diffAll(h.client, a, b, "matched");
+    const portable = await diffAll(h.client, a, b, "matched", { features: "portable" });
+    assert.deepEqual(portable.totals, bulk.totals);
+    assert.deepEqual(portable.items, bulk.items);
+  } finally {
+    await h.close();
+  }
+});
