@@ -117,3 +117,73 @@ Deno.test("diff_databases: portable features equal the embedded bulk features", 
     await h.close();
   }
 });
+
+Deno.test("diff_function: the changed function's blocks and instructions", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1");
+    const b = await open(h.client, "diff_change");
+    const same = await ok(h.client, "diff_function", {
+      a,
+      a_function: "kind_name",
+      b,
+      b_function: "kind_name",
+    });
+    assert.equal(same.similarity, 1);
+    assert.deepEqual(same.totals, {
+      identical: (same.a as Row).blocks,
+      changed: 0,
+      added: 0,
+      removed: 0,
+    });
+    const d = await ok(h.client, "diff_function", {
+      a,
+      a_function: "checksum",
+      b,
+      b_function: "checksum",
+    });
+    const totals = d.totals as Record<string, number>;
+    assert.ok(totals.changed! + totals.added! + totals.removed! > 0, JSON.stringify(d));
+    assert.ok((d.similarity as number) < 1);
+    const text = [
+      ...(d.changed as Row[]).map((c) => c.diff as string),
+      ...(d.added as Row[]).map((x) => x.text as string),
+    ].join("\n");
+    // The new body xors in the CRC-32 polynomial.
+    assert.match(text, /0xedb88320/, text);
+    const w = (d.warnings as Row[] | undefined)?.[0];
+    assert.equal(w?.code, "no_decompiler");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("diff_databases: cancelling leaves both databases usable", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const a = await open(h.client, "diff_v1");
+    const b = await open(h.client, "diff_delete");
+    const abort = new AbortController();
+    let progressed = 0;
+    const call = h.client.callTool(
+      { name: "diff_databases", arguments: { a, b, features: "portable" } },
+      {
+        signal: abort.signal,
+        onprogress: () => {
+          progressed++;
+          abort.abort("enough");
+        },
+      },
+    );
+    await assert.rejects(call);
+    assert.ok(progressed > 0, "a progress notification came before the cancellation");
+    for (const database of [a, b]) {
+      const fns = await ok(h.client, "list_functions", { database, limit: 1 });
+      assert.ok((fns.total as number) > 100);
+    }
+    const after = await ok(h.client, "diff_databases", { a, b, list: "only_a" });
+    assert.equal((after.totals as Record<string, number>).only_a, 3);
+  } finally {
+    await h.close();
+  }
+});

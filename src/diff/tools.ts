@@ -3,11 +3,13 @@ import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import type { LocalHandler } from "../supervisor/supervisor.ts";
 import { diffDatabasesHandler, diffDatabasesSpec } from "./diff_databases.ts";
 import { DiffService } from "./service.ts";
+import { diffFunctionHandler, diffFunctionSpec } from "./diff_function.ts";
 
 /** diff_databases, diff_function and port_annotations over one new {@link DiffService}. */
 export function diffTools(): { spec: ToolSpec; handler: LocalHandler }[] {
   const service = new DiffService();
   return [
     { spec: diffDatabasesSpec, handler: diffDatabasesHandler(service) },
+    { spec: diffFunctionSpec, handler: diffFunctionHandler },
   ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
 }
