@@ -187,3 +187,82 @@ Deno.test("diff_databases: cancelling leaves both databases usable", e2e, async 
     await h.close();
   }
 });
+
+Deno.test("port_annotations carries annotations, reports conflicts, and undoes", e2e, async () => {
+  const h = await startRemcp();
+  try {
+    const symA = await open(h.client, "diff_v1");
+    const symB = await open(h.client, "diff_change");
+    const at = async (database: string, name: string) =>
+      (await ok(h.client, "resolve_address", { database, address: name })).address as string;
+    const a = await open(h.client, "diff_v1_stripped");
+    const b = await open(h.client, "diff_change_stripped");
+    const [sumA, kindA, mainA, stepA] = await Promise.all(
+      ["checksum", "kind_name", "main", "step17"].map((n) => at(symA, n)),
+    );
+    const [sumB, kindB, stepB] = await Promise.all(
+      ["checksum", "kind_name", "step17"].map((n) => at(symB, n)),
+    );
+    const second = async (database: string, address: string | undefined) => {
+      const d = await ok(h.client, "disassemble", { database, address, count: 2 });
+      return (d.items as Row[])[1]!.address as string;
+    };
+    await ok(h.client, "rename", { database: a, address: sumA, name: "my_checksum" });
+    await ok(h.client, "rename", { database: a, address: kindA, name: "kind_to_text" });
+    await ok(h.client, "rename", { database: a, address: stepA, name: "mine" });
+    await ok(h.client, "set_comment", {
+      database: a,
+      address: await second(a, kindA),
+      comment: "switch on kind",
+    });
+    await ok(h.client, "set_function_prototype", {
+      database: a,
+      address: kindA,
+      prototype: "const char *kind_to_text(int kind)",
+    });
+    await ok(h.client, "add_bookmark", { database: a, address: mainA, note: "entry" });
+    // A name of its own already in the target: a conflict, never overwritten.
+    await ok(h.client, "rename", { database: b, address: stepB, name: "theirs" });
+
+    const dry = await ok(h.client, "port_annotations", { from: a, to: b, dry_run: true });
+    assert.equal(dry.changes, 0);
+    assert.equal(dry.carried, 5, JSON.stringify(dry));
+    const before = await ok(h.client, "get_function", { database: b, address: sumB });
+    assert.notEqual(before.name, "my_checksum");
+
+    const r = await ok(h.client, "port_annotations", { from: a, to: b });
+    assert.equal(r.carried, 5, JSON.stringify(r));
+    assert.equal(r.skipped, 1);
+    assert.equal(r.changes, 5);
+    const conflict = (r.items as Row[]).find((x) => x.status === "skipped")!;
+    assert.equal(conflict.value, "mine");
+    assert.match(conflict.reason as string, /theirs/);
+    assert.equal(
+      (await ok(h.client, "get_function", { database: b, address: sumB })).name,
+      "my_checksum",
+    );
+    const kind = await ok(h.client, "get_function", { database: b, address: kindB });
+    assert.equal(kind.name, "kind_to_text");
+    assert.equal(kind.prototype, "const char *kind_to_text(int kind)");
+    const comments = await ok(h.client, "list_comments", { database: b });
+    assert.deepEqual((comments.items as Row[]).map((c) => [c.address, c.comment]), [
+      [await second(b, kindB), "switch on kind"],
+    ]);
+    const again = await ok(h.client, "port_annotations", { from: a, to: b });
+    assert.equal(again.carried, 0);
+    assert.equal(again.unchanged, 5);
+
+    for (let i = 0; i < (r.changes as number); i++) await ok(h.client, "undo", { database: b });
+    assert.notEqual(
+      (await ok(h.client, "get_function", { database: b, address: sumB })).name,
+      "my_checksum",
+    );
+    assert.equal((await ok(h.client, "list_comments", { database: b })).total, 0);
+    assert.equal(
+      (await ok(h.client, "get_function", { database: b, address: stepB })).name,
+      "theirs",
+    );
+  } finally {
+    await h.close();
+  }
+});

@@ -3,6 +3,7 @@ import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import type { LocalHandler } from "../supervisor/supervisor.ts";
 import { diffDatabasesHandler, diffDatabasesSpec } from "./diff_databases.ts";
 import { DiffService } from "./service.ts";
+import { portAnnotationsHandler, portAnnotationsSpec } from "./port_annotations.ts";
 import { diffFunctionHandler, diffFunctionSpec } from "./diff_function.ts";
 
 /** diff_databases, diff_function and port_annotations over one new {@link DiffService}. */
@@ -11,5 +12,6 @@ export function diffTools(): { spec: ToolSpec; handler: LocalHandler }[] {
   return [
     { spec: diffDatabasesSpec, handler: diffDatabasesHandler(service) },
     { spec: diffFunctionSpec, handler: diffFunctionHandler },
+    { spec: portAnnotationsSpec, handler: portAnnotationsHandler(service) },
   ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
 }
