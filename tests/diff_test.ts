@@ -1,7 +1,7 @@
 /** End-to-end: diff_databases, diff_function and port_annotations through the real server. */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { fixture, ok, startRemcp } from "./_harness.ts";
+import { fixture, ok, repoPath, runCli, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const bin = (name: string) => fixture(`diff/${name}`);
@@ -265,4 +265,18 @@ Deno.test("port_annotations carries annotations, reports conflicts, and undoes",
   } finally {
     await h.close();
   }
+});
+
+Deno.test("remcp run --pair binds a and b: examples/diff_pair.js", e2e, async () => {
+  const pair = [bin("diff_v1_stripped"), bin("diff_change_stripped")];
+  const r = await runCli(["--pair", repoPath("examples/diff_pair.js"), ...pair]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.old, pair[0]);
+  assert.equal(out.totals.changed, 1);
+  assert.equal(out.changed.length, 1);
+  assert.ok(out.changed[0].blocks.identical > 0);
+  const odd = await runCli(["--pair", repoPath("examples/diff_pair.js"), pair[0]!]);
+  assert.equal(odd.code, 2);
+  assert.match(odd.stderr, /two at a time/);
 });

@@ -6,12 +6,15 @@ import { DiffService } from "./service.ts";
 import { portAnnotationsHandler, portAnnotationsSpec } from "./port_annotations.ts";
 import { diffFunctionHandler, diffFunctionSpec } from "./diff_function.ts";
 
-/** diff_databases, diff_function and port_annotations over one new {@link DiffService}. */
-export function diffTools(): { spec: ToolSpec; handler: LocalHandler }[] {
+/**
+ * diff_databases, diff_function and port_annotations over one new {@link DiffService}. They only
+ * call worker tools, so scripts (`execute`, `remcp run --pair`) may call them too.
+ */
+export function diffTools(): { spec: ToolSpec; handler: LocalHandler; nestable: true }[] {
   const service = new DiffService();
   return [
-    { spec: diffDatabasesSpec, handler: diffDatabasesHandler(service) },
-    { spec: diffFunctionSpec, handler: diffFunctionHandler },
-    { spec: portAnnotationsSpec, handler: portAnnotationsHandler(service) },
-  ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
+    { spec: diffDatabasesSpec, handler: diffDatabasesHandler(service), nestable: true },
+    { spec: diffFunctionSpec, handler: diffFunctionHandler, nestable: true },
+    { spec: portAnnotationsSpec, handler: portAnnotationsHandler(service), nestable: true },
+  ] as unknown as { spec: ToolSpec; handler: LocalHandler; nestable: true }[];
 }

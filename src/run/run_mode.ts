@@ -25,6 +25,7 @@ export interface FileResult {
 }
 
 const USAGE = "usage: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]\n" +
+  "       remcp run --pair SCRIPT.js OLD NEW [OLD NEW…]   (globals a, b: database ids)\n" +
   "  [--backend B] [--jobs N] [--timeout S] [--json | --ndjson] [--quiet] [--allow-write]";
 
 /** Runs the mode; resolves to the exit status. */
@@ -43,6 +44,7 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
         quiet: { type: "boolean", short: "q" },
         "allow-write": { type: "boolean" },
         "allow-scripts": { type: "boolean" },
+        pair: { type: "boolean" },
       },
       allowPositionals: true,
     });
@@ -67,6 +69,9 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     scriptName = script;
   }
   if (v.json && v.ndjson) return usage("--json and --ndjson exclude each other");
+  if (v.pair && (positionals.length === 0 || positionals.length % 2 !== 0)) {
+    return usage("--pair takes files two at a time: OLD NEW [OLD NEW…]");
+  }
   const jobs = v.jobs !== undefined ? Number(v.jobs) : availableParallelism();
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) return usage("--jobs takes 1 to 256");
   const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
@@ -85,8 +90,8 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     ...(v.backend ? { defaultBackend: v.backend } : {}),
     ...(v["allow-write"] ? { allowWrite: true } : {}),
     ...(v["allow-scripts"] ? { allowScripts: true } : {}),
-    // The pool holds one worker per running file.
-    maxWorkers: Math.max(config.maxWorkers, jobs),
+    // The pool holds one worker per open file (two per job with --pair).
+    maxWorkers: Math.max(config.maxWorkers, jobs * 2),
     logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
   };
   const log = createLogger("run", stderrSink(cfg.logLevel, cfg.logDir, "run"));
@@ -96,9 +101,15 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   Deno.addSignalListener("SIGINT", onSigint);
   Deno.addSignalListener("SIGTERM", onSigint);
 
-  const mode = v.json ? "json" : v.ndjson || positionals.length > 1 ? "ndjson" : "single";
+  // A job is the files one run of the script sees: none, one, or an OLD/NEW pair.
+  const jobsList: string[][] = positionals.length === 0
+    ? [[]]
+    : v.pair
+    ? positionals.flatMap((f, i) => i % 2 === 0 ? [[f, positionals[i + 1]!]] : [])
+    : positionals.map((f) => [f]);
+  const mode = v.json ? "json" : v.ndjson || jobsList.length > 1 ? "ndjson" : "single";
   const progress = createProgress(
-    Math.max(positionals.length, 1),
+    jobsList.length,
     stderrProgressSink,
     !!v.quiet || mode === "single",
   );
@@ -114,24 +125,36 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     via: "client",
   });
 
-  const one = async (file: string | undefined): Promise<FileResult> => {
+  /** Opens a file for a job and waits for its analysis; returns its database id. */
+  const openOne = async (file: string, ctx: CallContext): Promise<string> => {
+    const o = await sup.callTool("open_database", { path: file, force_new: true }, ctx);
+    if (o.isError) throw toRemcp(o.structuredContent);
+    const database = String(o.structuredContent.database);
+    const w = await sup.callTool("wait_for_analysis", { database, timeout: timeoutS }, ctx);
+    if (w.isError) {
+      await sup.callTool("close_database", { database, force: true }, ctx).catch(() => {});
+      throw toRemcp(w.structuredContent);
+    }
+    return database;
+  };
+
+  const one = async (files: string[]): Promise<FileResult> => {
     const started = performance.now();
     const ctx = ctxFor(`run-${crypto.randomUUID().slice(0, 8)}`);
-    const label = file ?? scriptName;
-    let database: string | undefined;
+    const label = files.length === 0 ? scriptName : files.join(" -> ");
+    const opened: string[] = [];
     try {
-      if (file !== undefined) {
-        const o = await sup.callTool("open_database", { path: file, force_new: true }, ctx);
-        if (o.isError) throw toRemcp(o.structuredContent);
-        database = String(o.structuredContent.database);
-        const w = await sup.callTool("wait_for_analysis", { database, timeout: timeoutS }, ctx);
-        if (w.isError) throw toRemcp(w.structuredContent);
-      }
+      for (const f of files) opened.push(await openOne(f, ctx));
+      const [a, b] = opened;
       const r = await runScript(sup, ctx, {
         code,
-        database,
+        database: files.length === 1 ? a : undefined,
         timeoutMs: timeoutS * 1000,
-        ...(file !== undefined ? { globals: { file } } : {}),
+        globals: files.length === 2
+          ? { a: a!, b: b!, file_a: files[0]!, file_b: files[1]! }
+          : files.length === 1
+          ? { file: files[0]! }
+          : {},
       });
       return {
         file: label,
@@ -155,19 +178,19 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
         seconds: secs(started),
       };
     } finally {
-      if (database !== undefined) {
+      for (const database of opened) {
         await sup.callTool("close_database", { database, force: true }, ctx).catch(() => {});
       }
     }
   };
 
-  const queue: (string | undefined)[] = positionals.length > 0 ? positionals : [undefined];
+  const queue = jobsList;
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !abort.signal.aborted) {
-      const file = queue[next++];
-      progress.start(file ?? scriptName);
-      const r = await one(file);
+      const files = queue[next++]!;
+      progress.start(files.length === 0 ? scriptName : files.join(" -> "));
+      const r = await one(files);
       progress.done(r.file, r.ok);
       if (!abort.signal.aborted || r.ok) emit(r);
     }

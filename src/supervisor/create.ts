@@ -11,7 +11,7 @@ import { executeHandler, executeSpec } from "../meta/execute.ts";
 import { diffTools } from "../diff/tools.ts";
 
 /** The meta-tools, in listing order. */
-export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
+export function metaTools(): { spec: ToolSpec; handler: LocalHandler; nestable?: boolean }[] {
   return [
     { spec: searchToolsSpec, handler: searchToolsHandler },
     { spec: getSchemaSpec, handler: getSchemaHandler },
@@ -19,7 +19,7 @@ export function metaTools(): { spec: ToolSpec; handler: LocalHandler }[] {
     { spec: batchSpec, handler: batchHandler },
     { spec: executeSpec, handler: executeHandler },
     ...diffTools(),
-  ] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
+  ] as unknown as { spec: ToolSpec; handler: LocalHandler; nestable?: boolean }[];
 }
 
 /** The production supervisor for `config`; script tools start loading in the background. */

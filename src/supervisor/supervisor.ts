@@ -41,6 +41,8 @@ export interface CatalogEntry {
   /** `script`: a script tool (src/script_tools/), added and removed at run time. */
   kind: "management" | "meta" | "worker" | "script";
   handler?: LocalHandler;
+  /** A meta-tool that only calls worker tools, so call/batch/execute may run it (the diff tools). */
+  nestable?: boolean;
 }
 
 /** Options of the supervisor. */
@@ -48,7 +50,7 @@ export interface SupervisorOptions {
   config: Config;
   log: Logger;
   spawn?: Spawner;
-  metaTools?: { spec: ToolSpec; handler: LocalHandler }[];
+  metaTools?: { spec: ToolSpec; handler: LocalHandler; nestable?: boolean }[];
 }
 
 const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
@@ -85,7 +87,13 @@ export class Supervisor {
       this.entries.set(t.spec.name, { spec: t.spec, kind: "management", handler: t.handler });
     }
     for (const t of options.metaTools ?? []) {
-      this.entries.set(t.spec.name, { spec: t.spec, kind: "meta", handler: t.handler });
+      const nestable = t.nestable === true ? { nestable: true } : {};
+      this.entries.set(t.spec.name, {
+        spec: t.spec,
+        kind: "meta",
+        handler: t.handler,
+        ...nestable,
+      });
     }
     for (const spec of WORKER_TOOLS) this.entries.set(spec.name, { spec, kind: "worker" });
     this.scripts = new ScriptTools(this);
@@ -231,7 +239,8 @@ export class Supervisor {
     try {
       // Script tools may be called through call/batch/execute, but not from other script tools:
       // nested sandboxes waiting on each other could exhaust the sandbox pool.
-      const nestable = entry.kind === "worker" || (entry.kind === "script" && ctx.via !== "script");
+      const nestable = entry.kind === "worker" || entry.nestable === true ||
+        (entry.kind === "script" && ctx.via !== "script");
       if (ctx.via !== "client" && !nestable) {
         throw new RemcpError(
           "InvalidArgument",
