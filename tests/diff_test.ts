@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { fixture, ok, repoPath, runCli, startRemcp } from "./_harness.ts";
+import { loadConfig } from "../src/config.ts";
+import { probeBackends } from "../src/supervisor/backends.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const bin = (name: string) => fixture(`diff/${name}`);
@@ -279,4 +281,39 @@ Deno.test("remcp run --pair binds a and b: examples/diff_pair.js", e2e, async ()
   const odd = await runCli(["--pair", repoPath("examples/diff_pair.js"), pair[0]!]);
   assert.equal(odd.code, 2);
   assert.match(odd.stderr, /two at a time/);
+});
+
+const rizin = probeBackends(loadConfig(Deno.env.toObject()))
+  .find((b) => b.name === "rizin")!;
+if (!rizin.available) {
+  console.log(`diff across backends (embedded vs rizin) skipped: ${rizin.reason}`);
+}
+
+Deno.test({
+  name: "diff_databases across backends: embedded against rizin",
+  ignore: !rizin.available,
+  ...e2e,
+  fn: async () => {
+    const h = await startRemcp();
+    try {
+      const a = await open(h.client, "diff_v1");
+      const o = await ok(h.client, "open_database", {
+        path: bin("diff_change"),
+        backend: "rizin",
+      });
+      const b = o.database as string;
+      await ok(h.client, "wait_for_analysis", { database: b });
+      const { r, items } = await diffAll(h.client, a, b, "matched");
+      const fa = (r.a as Row).functions as number;
+      const fb = (r.b as Row).functions as number;
+      assert.ok(items.length >= 0.9 * Math.min(fa, fb), JSON.stringify(r.totals));
+      for (const name of ["main", "checksum", "kind_name", "step17", "parse_header"]) {
+        const m = items.find((x) => x.a_name === name);
+        assert.ok(m, `${name} is matched`);
+        assert.match(m.b_name as string, new RegExp(name));
+      }
+    } finally {
+      await h.close();
+    }
+  },
 });

@@ -80,19 +80,27 @@ export function computeFeatures(
   const histogram = new Array<number>(HISTOGRAM_BUCKETS).fill(0);
   const mnemonics: string[] = [];
   const constants = new Set<number>();
+  const outside = (v: number | undefined): v is number =>
+    v !== undefined && (v < src.start || v >= src.end);
   for (const insn of src.insns) {
     const m = insn.mnemonic.toLowerCase();
     mnemonics.push(m);
-    histogram[Number.parseInt(hashText(m).slice(0, 6), 16) % HISTOGRAM_BUCKETS]! += 1;
-    const imms = immediates(insn.operands);
-    const external = [insn.target, insn.ref, ...imms.filter(isMapped)].filter((v) =>
-      v !== undefined && (v < src.start || v >= src.end)
-    ) as number[];
-    bytes.add(maskAddresses(insn, external));
-    mnem.text(`${m} ${operandKinds(insn)};`);
+    histogram[bucketOf(m)]! += 1;
+    const ops = splitOperands(insn.operands);
+    const imms = immediates(ops);
+    const external: number[] = [];
+    if (outside(insn.target)) external.push(insn.target);
+    if (outside(insn.ref)) external.push(insn.ref);
     for (const v of imms) {
-      if (v >= 0x100 && v !== insn.target && v !== insn.ref && !isMapped(v)) constants.add(v);
+      if (v >= 0x100 && v !== insn.target && v !== insn.ref) {
+        if (isMapped(v)) {
+          if (outside(v)) external.push(v);
+        } else constants.add(v);
+      }
     }
+    bytes.add(maskAddresses(insn, external));
+    mnem.text(m);
+    mnem.text(insn.target !== undefined ? " a;" : ` ${operandKinds(ops)};`);
   }
   const cfg = cfgShape(src.blocks, src.edges);
   return {
@@ -135,11 +143,21 @@ export function maskAddresses(insn: FeatureInsn, external: number[]): Uint8Array
   return new TextEncoder().encode(`${out.length}:${insn.mnemonic.toLowerCase()}`);
 }
 
+/** A mnemonic's histogram bucket (a string hash; cheap, and the same on every backend). */
+function bucketOf(m: string): number {
+  let h = 5381;
+  for (let i = 0; i < m.length; i++) h = (Math.imul(h, 33) + m.charCodeAt(i)) | 0;
+  return (h >>> 0) % HISTOGRAM_BUCKETS;
+}
+
 function zeroLittleEndian(bytes: Uint8Array, value: number, width: 4 | 8): boolean {
   if (bytes.length < width) return false;
-  const v = BigInt.asUintN(width * 8, BigInt(value));
-  const enc = new Uint8Array(width);
-  for (let i = 0; i < width; i++) enc[i] = Number((v >> BigInt(i * 8)) & 0xffn);
+  const enc = new Uint8Array(8);
+  // Two's complement, little-endian: the low 32 bits, then (for 8 bytes) the high 32.
+  let lo = value | 0;
+  let hi = Math.floor(value / 0x1_0000_0000) | 0;
+  for (let i = 0; i < 4; i++, lo >>= 8) enc[i] = lo & 0xff;
+  for (let i = 4; i < 8; i++, hi >>= 8) enc[i] = hi & 0xff;
   let hit = false;
   for (let at = bytes.length - width; at >= 1; at--) {
     let same = true;
@@ -172,19 +190,18 @@ function splitOperands(operands: string): string[] {
 
 const IMMEDIATE = /^[#$]?(-?(?:0x[0-9a-f]+|\d+))$/i;
 
-/** r(egister), m(emory), i(mmediate) or a(ddress) per operand: what syntax differences keep. */
-function operandKinds(insn: FeatureInsn): string {
-  if (insn.target !== undefined) return "a";
-  return splitOperands(insn.operands).map((op) => {
+/** r(egister), m(emory) or i(mmediate) per operand: what syntax differences keep. */
+function operandKinds(ops: string[]): string {
+  return ops.map((op) => {
     if (/[[(]/.test(op) || /\bptr\b/i.test(op)) return "m";
     return IMMEDIATE.test(op) ? "i" : "r";
   }).join("");
 }
 
 /** Immediate operand values (outside memory operands). */
-function immediates(operands: string): number[] {
+function immediates(ops: string[]): number[] {
   const out: number[] = [];
-  for (const op of splitOperands(operands)) {
+  for (const op of ops) {
     const m = IMMEDIATE.exec(op);
     if (!m) continue;
     const v = Number(m[1]!.startsWith("-") ? -Number(m[1]!.slice(1)) : m[1]);
