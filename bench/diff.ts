@@ -93,7 +93,7 @@ async function build(
 
 // Debian's luaconf.h includes a header its build generates; the multiarch triplet is all it holds.
 const luaSources = (dir: string) =>
-  `-I${WORK}/inc -DLUA_USE_LINUX $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c | tr '\\n' ' ')`;
+  `-I${WORK}/inc -DLUA_USE_POSIX -DLUA_USE_DLOPEN $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c | tr '\\n' ' ')`;
 const sqliteSources = (dir: string) =>
   `-DSQLITE_THREADSAFE=0 ${dir}/sqlite3.c ${dir}/shell.c -I${dir}`;
 

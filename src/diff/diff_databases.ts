@@ -29,11 +29,12 @@ const OnlyRow = z.object({ name: z.string(), start: Hex, size: z.number(), block
 
 export const diffDatabasesSpec = defineTool({
   name: "diff_databases",
-  description: "Match the functions of two open databases (two versions of a binary; any " +
-    "backends) and list one part of the result: `changed` pairs (matched but not identical, " +
-    "most changed first; the default), `matched` (all pairs, in a's address order), `only_a` " +
-    "(deleted in b) or `only_b` (new in b). Always returns totals and the pairs each matching " +
-    "round found.\n" +
+  description: "Compare the functions of two open databases (e.g. two versions of a binary): " +
+    "changed, deleted and new functions, with similarity and evidence.\n" +
+    "list picks the part: `changed` (matched but not identical, most changed first; default), " +
+    "`matched` (every pair, in a's address order), `only_a` (gone in b) or `only_b` (new in " +
+    "b). Totals and the pairs each matching round found come with every page. Works across " +
+    "backends.\n" +
     "Rounds run from the most certain to the least: non-default names, masked instruction " +
     "bytes, mnemonic sequence, strings, mnemonic multiset + CFG, imports + CFG, constants, CFG " +
     "shape, then callers/callees of matched pairs and similarity, until nothing new matches; a " +

@@ -16,12 +16,12 @@ const BlockRow = z.object({ start: Hex, end: Hex, instructions: z.number(), text
 
 export const diffFunctionSpec = defineTool({
   name: "diff_function",
-  description: "Diff one function between two open databases: its basic blocks matched " +
-    "(entry to entry, equal blocks, then along CFG edges and by similarity), the changed " +
-    "blocks with an instruction-level diff (lines starting - are only in a, + only in b; " +
-    "addresses that merely moved read as names or <func>/<data>/<local>), and the blocks " +
-    "added in b and removed from a. With a decompiler on both sides, also a pseudo-C diff.\n" +
-    "Take the pair from diff_databases (a_start, b_start).",
+  description: "Diff one function between two open databases: identical, changed, added " +
+    "and removed basic blocks, with instruction-level diffs of the changed ones.\n" +
+    "Blocks are matched entry to entry, equal blocks, then along CFG edges and by " +
+    "similarity. In diffs, lines starting - are only in a, + only in b; addresses that merely " +
+    "moved read as names or <func>/<data>/<local>. With a decompiler on both sides, also a " +
+    "pseudo-C diff. Take the pair from diff_databases (a_start, b_start).",
   input: z.strictObject({
     a: DatabaseId.describe("Database id of the old version"),
     a_function: Address.describe("Function in a (address or name)"),

@@ -32,15 +32,15 @@ const Item = z.object({
 
 export const portAnnotationsSpec = defineTool({
   name: "port_annotations",
-  description: "Carry user annotations (names, comments, prototypes, bookmarks) from one open " +
-    "database to another — e.g. from the version you annotated to a new build — through the " +
-    "function matches of diff_databases. An annotation inside a function lands on the " +
-    "matching instruction (same offset in an identical function, else through the matched " +
-    "blocks). Each write goes through the target's own tools, so it is journaled there: " +
-    "`undo` in `to` reverts one change at a time (`changes` says how many).\n" +
-    "Reports each annotation as carried, unchanged (already there), skipped (a different " +
-    "annotation is already there, or the write was refused) or unmatched (no match at " +
-    "min_similarity, or no matching instruction). dry_run reports without writing.",
+  description: "Carry names, comments, prototypes and bookmarks from one open database to " +
+    "another (e.g. to a new build) through matched functions; journaled and undoable there.\n" +
+    "Matches come from diff_databases. An annotation inside a function lands on the matching " +
+    "instruction (same offset in an identical function, else through the matched blocks). " +
+    "Each write goes through the target's own tools: `undo` in `to` reverts one change at a " +
+    "time (`changes` says how many). Reports each annotation as carried, unchanged (already " +
+    "there), skipped (a different annotation is already there, or the write was refused) or " +
+    "unmatched (no match at min_similarity, or no matching instruction). dry_run reports " +
+    "without writing.",
   input: z.strictObject({
     from: DatabaseId.describe("Database id holding the annotations"),
     to: DatabaseId.describe("Database id to annotate"),
