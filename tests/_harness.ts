@@ -83,8 +83,10 @@ export async function callTool(
 ): Promise<{ sc: Record<string, unknown>; isError: boolean; text: string }> {
   const r = await client.callTool({ name, arguments: args });
   const text = (r.content as { type: string; text?: string }[])[0]?.text ?? "";
+  // A failure's object travels in the text only (src/protocol/results.ts says why).
+  const sc = r.isError === true ? JSON.parse(text) : r.structuredContent ?? {};
   return {
-    sc: (r.structuredContent ?? {}) as Record<string, unknown>,
+    sc: sc as Record<string, unknown>,
     isError: r.isError === true,
     text,
   };

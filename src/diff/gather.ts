@@ -4,7 +4,8 @@
  * every backend shares (list_functions, disassemble_function, get_cfg, function_summary, with
  * plainer fallbacks), reduced to features by the same code.
  */
-import { fromErrorPayload, RemcpError } from "../errors.ts";
+import { RemcpError } from "../errors.ts";
+import { resultValue } from "../protocol/results.ts";
 import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
 import { computeFeatures, type FeatureInsn, type FunctionFeatures } from "./features.ts";
 import { hashText } from "./hash.ts";
@@ -22,10 +23,7 @@ export function callerFor(sup: Supervisor, id: string, ctx: CallContext): ToolCa
   return async (name, args) => {
     if (ctx.signal.aborted) throw cancelled();
     const r = await sup.callTool(name, { ...args, database: id }, { ...ctx, via: "call" });
-    if (r.isError) {
-      throw fromErrorPayload(r.structuredContent) ?? new RemcpError("Internal", `${name} failed`);
-    }
-    return r.structuredContent;
+    return resultValue(r, name);
   };
 }
 

@@ -1,7 +1,8 @@
 /** `batch`: up to 100 tool calls in order, with per-item results and progress. */
 import { z } from "zod";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
-import { byteLength } from "../protocol/results.ts";
+import { toErrorPayload } from "../errors.ts";
+import { byteLength, resultError, resultValue } from "../protocol/results.ts";
 import type { LocalHandler } from "../supervisor/supervisor.ts";
 
 export const batchSpec = defineTool({
@@ -57,13 +58,13 @@ export const batchHandler: LocalHandler = async (sup, args, ctx) => {
     const r = await sup.callTool(c.tool, c.arguments ?? {}, { ...ctx, via: "batch" });
     if (r.isError) {
       failed++;
-      results.push({ index, tool: c.tool, error: r.structuredContent as Item["error"] & object });
+      results.push({ index, tool: c.tool, error: toErrorPayload(resultError(r, c.tool)) });
       if (a.stop_on_error) {
         stopped = true;
         break;
       }
     } else {
-      results.push({ index, tool: c.tool, result: r.structuredContent });
+      results.push({ index, tool: c.tool, result: resultValue(r, c.tool) });
     }
   }
   ctx.progress(a.calls.length, a.calls.length, "done");

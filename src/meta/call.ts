@@ -1,6 +1,6 @@
 /** `call`: run any tool by name, hidden ones included. */
 import { z } from "zod";
-import { fromErrorPayload, RemcpError } from "../errors.ts";
+import { resultValue } from "../protocol/results.ts";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
 import type { LocalHandler } from "../supervisor/supervisor.ts";
 
@@ -23,9 +23,5 @@ export const callSpec = defineTool({
 export const callHandler: LocalHandler = async (sup, args, ctx) => {
   const a = args as z.output<typeof callSpec.input>;
   const result = await sup.callTool(a.name, a.arguments ?? {}, { ...ctx, via: "call" });
-  if (result.isError) {
-    throw fromErrorPayload(result.structuredContent) ??
-      new RemcpError("Internal", `${a.name} failed`, {});
-  }
-  return result.structuredContent;
+  return resultValue(result, a.name);
 };

@@ -2,7 +2,7 @@
  * Runs a script in the sandbox with `invoke` routed through the supervisor: shared by the
  * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
  */
-import { fromErrorPayload, RemcpError } from "../errors.ts";
+import { resultValue } from "../protocol/results.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
 import type { SandboxRunStats } from "../sandbox/pool.ts";
 import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
@@ -52,12 +52,9 @@ export async function runScript(
         }
       }
       const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
-      if (result.isError) {
-        throw fromErrorPayload(result.structuredContent) ??
-          new RemcpError("Internal", `${name} failed`, {});
-      }
+      const value = resultValue(result, name);
       ctx.progress(invokes, undefined, `${invokes} invokes`);
-      return result.structuredContent;
+      return value;
     },
   });
   if (!r.ok) {

@@ -3,7 +3,7 @@
  * the same object serialized compactly, pages are cut to fit the output cap, long text is cut at
  * a line end, and nothing ever emits cut, invalid JSON.
  */
-import { RemcpError, toErrorPayload } from "../errors.ts";
+import { fromErrorPayload, RemcpError, toErrorPayload } from "../errors.ts";
 
 /** Default cap on one result's serialized size (REMCP_MAX_OUTPUT_BYTES). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 128 * 1024;
@@ -12,7 +12,8 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 128 * 1024;
 export interface ToolResult {
   [key: string]: unknown;
   content: { type: "text"; text: string }[];
-  structuredContent: Record<string, unknown>;
+  /** Present on success only: see {@link errorResult}. */
+  structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
 
@@ -36,14 +37,38 @@ export function okResult(value: Record<string, unknown>): ToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
 }
 
-/** A failed result: `{error, error_type, detail}` as both text and structured content. */
+/**
+ * A failed result: `{error, error_type, detail}` as compact JSON text, with `isError` and no
+ * structured content. SDK v1 clients (most MCP hosts) check any structured content against the
+ * tool's listed output schema, error results included, and the error object matches no tool's
+ * output schema: with structured content the agent would read a schema complaint instead of the
+ * error. Every client reads the text.
+ */
 export function errorResult(err: unknown): ToolResult {
-  const payload = toErrorPayload(err) as unknown as Record<string, unknown>;
-  return {
-    content: [{ type: "text", text: JSON.stringify(payload) }],
-    structuredContent: payload,
-    isError: true,
-  };
+  return { content: [{ type: "text", text: JSON.stringify(toErrorPayload(err)) }], isError: true };
+}
+
+/**
+ * The error a failed result carries, as a `RemcpError`. The object is read from the text (see
+ * {@link errorResult}); structured content, which older workers still send, is read too.
+ */
+export function resultError(result: ToolResult, tool: string): RemcpError {
+  let payload: unknown = result.structuredContent;
+  if (payload === undefined) {
+    try {
+      payload = JSON.parse(result.content[0]?.text ?? "");
+    } catch {
+      payload = undefined;
+    }
+  }
+  return fromErrorPayload(payload) ??
+    new RemcpError("Internal", `${tool} failed: ${result.content[0]?.text ?? "no message"}`, {});
+}
+
+/** The object a result carries: its value on success; its error, thrown, on failure. */
+export function resultValue(result: ToolResult, tool: string): Record<string, unknown> {
+  if (result.isError) throw resultError(result, tool);
+  return result.structuredContent ?? {};
 }
 
 /**

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { RemcpError } from "../errors.ts";
-import { byteLength, errorResult, fitToCap, okResult } from "./results.ts";
+import {
+  byteLength,
+  errorResult,
+  fitToCap,
+  okResult,
+  resultError,
+  resultValue,
+} from "./results.ts";
 import { paginate } from "./paging.ts";
 
 Deno.test("okResult() text is the compact JSON of the structured content", () => {
@@ -17,6 +24,35 @@ Deno.test("errorResult() carries error, error_type and detail", () => {
     error_type: "NotFound",
     detail: { x: 1 },
   });
+});
+
+Deno.test("errorResult() has no structured content, so no output schema can reject it", () => {
+  const r = errorResult(new RemcpError("NoDatabase", "Open one first"));
+  assert.equal("structuredContent" in r, false);
+});
+
+Deno.test("resultError() rebuilds the error from the text or from older structured content", () => {
+  const e = resultError(errorResult(new RemcpError("NotFound", "No such thing", { x: 1 })), "t");
+  assert.equal(e.code, "NotFound");
+  assert.equal(e.message, "No such thing");
+  assert.deepEqual(e.detail, { x: 1 });
+  const old = {
+    content: [{ type: "text" as const, text: "ignored" }],
+    structuredContent: { error: "Gone", error_type: "WorkerCrashed", detail: {} },
+    isError: true,
+  };
+  assert.equal(resultError(old, "t").code, "WorkerCrashed");
+  const junk = { content: [{ type: "text" as const, text: "not json" }], isError: true };
+  assert.equal(resultError(junk, "t").code, "Internal");
+  assert.match(resultError(junk, "t").message, /not json/);
+});
+
+Deno.test("resultValue() returns a success's object and throws a failure's error", () => {
+  assert.deepEqual(resultValue(okResult({ a: 1 }), "t"), { a: 1 });
+  assert.throws(
+    () => resultValue(errorResult(new RemcpError("Busy", "Wait")), "t"),
+    (e: unknown) => e instanceof RemcpError && e.code === "Busy",
+  );
 });
 
 Deno.test("fitToCap() cuts a 500-item page to valid JSON with next_offset", () => {

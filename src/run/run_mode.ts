@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import { RemcpError, toErrorPayload } from "../errors.ts";
 import { createLogger, stderrSink } from "../log.ts";
 import { runScript } from "../meta/run_script.ts";
+import { resultValue } from "../protocol/results.ts";
 import { createSupervisor } from "../supervisor/create.ts";
 import type { CallContext } from "../supervisor/supervisor.ts";
 import { createProgress, stderrProgressSink } from "./progress.ts";
@@ -128,12 +129,11 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   /** Opens a file for a job and waits for its analysis; returns its database id. */
   const openOne = async (file: string, ctx: CallContext): Promise<string> => {
     const o = await sup.callTool("open_database", { path: file, force_new: true }, ctx);
-    if (o.isError) throw toRemcp(o.structuredContent);
-    const database = String(o.structuredContent.database);
+    const database = String(resultValue(o, "open_database").database);
     const w = await sup.callTool("wait_for_analysis", { database, timeout: timeoutS }, ctx);
     if (w.isError) {
       await sup.callTool("close_database", { database, force: true }, ctx).catch(() => {});
-      throw toRemcp(w.structuredContent);
+      resultValue(w, "wait_for_analysis");
     }
     return database;
   };
@@ -220,14 +220,6 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
 
 function secs(started: number): number {
   return Math.round(performance.now() - started) / 1000;
-}
-
-function toRemcp(sc: Record<string, unknown>): RemcpError {
-  return new RemcpError(
-    (sc.error_type as never) ?? "Internal",
-    String(sc.error ?? "failed"),
-    (sc.detail as Record<string, unknown>) ?? {},
-  );
 }
 
 function usage(message: string): number {

@@ -3,7 +3,8 @@
  * `execute` sandbox with the same limits, and turns what `run` returned or threw into a result
  * or a typed error.
  */
-import { type ErrorDetail, fromErrorPayload, isErrorCode, RemcpError } from "../errors.ts";
+import { type ErrorDetail, isErrorCode, RemcpError } from "../errors.ts";
+import { resultError, resultValue } from "../protocol/results.ts";
 import type { CallContext, LocalHandler, Supervisor } from "../supervisor/supervisor.ts";
 import { PROGRESS_INVOKE, runGlobals, runProgram } from "./source.ts";
 import type { ScriptToolDef } from "./spec.ts";
@@ -51,11 +52,7 @@ export function scriptToolHandler(def: ScriptToolDef): LocalHandler {
           callArgs.database = database;
         }
         const result = await sup.callTool(tool, callArgs, { ...inner, signal });
-        if (result.isError) {
-          throw fromErrorPayload(result.structuredContent) ??
-            new RemcpError("Internal", `${tool} failed`, {});
-        }
-        return result.structuredContent;
+        return resultValue(result, tool);
       },
     });
     if (!r.ok) {
@@ -81,11 +78,11 @@ async function resolveAddresses(
       via: "script",
     });
     if (r.isError) {
-      const e = fromErrorPayload(r.structuredContent);
+      const e = resultError(r, "resolve_address");
       throw new RemcpError(
-        e?.code ?? "InvalidAddress",
-        `${def.spec.name} parameter "${param}": ${e?.message ?? "cannot resolve the address"}`,
-        { ...e?.detail, param },
+        e.code,
+        `${def.spec.name} parameter "${param}": ${e.message}`,
+        { ...e.detail, param },
       );
     }
     return String(r.structuredContent?.address);

@@ -7,7 +7,13 @@ import { z } from "zod";
 import { RemcpError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { errorResult, fitToCap, okResult, type ToolResult } from "../protocol/results.ts";
+import {
+  errorResult,
+  fitToCap,
+  okResult,
+  resultError,
+  type ToolResult,
+} from "../protocol/results.ts";
 import { inputJsonSchema, outputJsonSchema, parseArguments } from "../protocol/validate.ts";
 import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
@@ -292,10 +298,12 @@ export class Supervisor {
       );
     }
     this.pool.checkUsable(db);
-    return await this.pool.call(db, name, args, {
+    const result = await this.pool.call(db, name, args, {
       signal: ctx.signal,
       onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
     });
+    // A worker's failure leaves in the one error shape, whatever shape the worker sent.
+    return result.isError ? errorResult(resultError(result, name)) : result;
   }
 
   /** Stops every worker and removes temporary files. */

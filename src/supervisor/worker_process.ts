@@ -4,8 +4,7 @@
  */
 import { RemcpError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { fromErrorPayload } from "../errors.ts";
-import type { ToolResult } from "../protocol/results.ts";
+import { resultValue, type ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
@@ -230,12 +229,7 @@ export class WorkerProcess {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
-    const result = await this.call(name, args, options);
-    const sc = result.structuredContent;
-    if (result.isError) {
-      throw fromErrorPayload(sc) ?? new RemcpError("Internal", `${name} failed`, {});
-    }
-    return sc ?? {};
+    return resultValue(await this.call(name, args, options), name);
   }
 
   // A broken request can race the exit status by a few milliseconds; give the status a moment.

@@ -27,12 +27,9 @@ def ok_result(value):
 
 
 def error_result(err, engine=None, tool=None):
+    """A failed result: the error object as text only (src/protocol/results.ts says why)."""
     payload = error_payload(err, engine, tool)
-    return {
-        "content": [{"type": "text", "text": compact(payload)}],
-        "structuredContent": payload,
-        "isError": True,
-    }
+    return {"content": [{"type": "text", "text": compact(payload)}], "isError": True}
 
 
 def hex_addr(value):
