@@ -10,7 +10,9 @@
  * as .isra.0 ignored); precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
- * files as the reference. Rizin's rz-diff is compared when `rz-diff` is on PATH.
+ * files as the reference; speed on two ~6 MB binaries is measured on Debian's GNU gold linkers
+ * for arm and aarch64 (one source, two targets; stripped, so no accuracy there). Rizin's
+ * rz-diff would be compared where `rz-diff` is on PATH; this machine has none.
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  */
@@ -83,7 +85,7 @@ async function build(
   srcs: string,
 ): Promise<string | undefined> {
   const bin = join(WORK, "bin", name);
-  if (await exists(bin)) return bin;
+  if (await exists(`${bin}.stripped`)) return bin;
   await Deno.mkdir(join(WORK, "bin"), { recursive: true });
   const ok = await sh(
     `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread && strip -o ${bin}.stripped ${bin}`,
@@ -214,67 +216,100 @@ async function score(client: Client, pair: string, a: string, b: string): Promis
   };
 }
 
+/** Diff time of two large stripped binaries without symbols (no accuracy, only speed). */
+async function timeOnly(client: Client, name: string, a: string, b: string) {
+  const t0 = performance.now();
+  const ids: string[] = [];
+  for (const path of [a, b]) {
+    const o = await callLong(client, "open_database", { path, force_new: true });
+    await callLong(client, "wait_for_analysis", { database: o.database, timeout: 3600 });
+    ids.push(o.database as string);
+  }
+  const openSeconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const d = await callLong(client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
+  const diffSeconds = (performance.now() - t1) / 1000;
+  const mb = ((await Deno.stat(a)).size + (await Deno.stat(b)).size) / 2 / 1e6;
+  console.log(
+    `${name}\n  ${mb.toFixed(2)} MB each, functions ${
+      (d.a as { functions: number }).functions
+    } / ` +
+      `${(d.b as { functions: number }).functions}, totals ${JSON.stringify(d.totals)}; diff ` +
+      `${diffSeconds.toFixed(1)} s vs open+analysis ${openSeconds.toFixed(1)} s ` +
+      `(${(diffSeconds / openSeconds).toFixed(2)}×)`,
+  );
+  for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
+}
+
 if (import.meta.main) {
   console.log(`work folder: ${WORK}`);
   const src = await sources();
-  const pairs: { name: string; a: string | undefined; b: string | undefined }[] = [];
-  if (src.lua544 && src.lua544deb) {
-    pairs.push({
-      name: "version: lua 5.4.4 → 5.4.4-3+deb12u1 (gcc -O2)",
-      a: await build("lua544-gcc-O2", "gcc", "-O2", luaSources(src.lua544)),
-      b: await build("lua544deb-gcc-O2", "gcc", "-O2", luaSources(src.lua544deb)),
-    });
-  }
-  if (src.lua536 && src.lua544) {
-    pairs.push({
+  type Pair = {
+    name: string;
+    a: () => Promise<string | undefined>;
+    b: () => Promise<string | undefined>;
+  };
+  const pairs: Pair[] = [];
+  const lua = (tag: string, dir: string | undefined, cc: string, opt: string) => () =>
+    dir
+      ? build(`${tag}-${cc}-${opt.slice(1)}`, cc, opt, luaSources(dir))
+      : Promise.resolve(undefined);
+  const sqlite = (cc: string, opt: string) => () =>
+    src.sqlite
+      ? build(`sqlite-${cc}-${opt.slice(1)}`, cc, opt, sqliteSources(src.sqlite))
+      : Promise.resolve(undefined);
+  pairs.push(
+    {
+      name: "version: lua 5.4.4 → 5.4.4-3+deb12u1, the CVE patches (gcc -O2)",
+      a: lua("lua544", src.lua544, "gcc", "-O2"),
+      b: lua("lua544deb", src.lua544deb, "gcc", "-O2"),
+    },
+    {
       name: "version: lua 5.3.6 → 5.4.4 (gcc -O2)",
-      a: await build("lua536-gcc-O2", "gcc", "-O2", luaSources(src.lua536)),
-      b: await build("lua544-gcc-O2", "gcc", "-O2", luaSources(src.lua544)),
-    });
-  }
-  if (src.lua544) {
-    pairs.push({
+      a: lua("lua536", src.lua536, "gcc", "-O2"),
+      b: lua("lua544", src.lua544, "gcc", "-O2"),
+    },
+    {
       name: "lua 5.4.4 gcc -O2 → -O3",
-      a: await build("lua544-gcc-O2", "gcc", "-O2", luaSources(src.lua544)),
-      b: await build("lua544-gcc-O3", "gcc", "-O3", luaSources(src.lua544)),
-    });
-    pairs.push({
+      a: lua("lua544", src.lua544, "gcc", "-O2"),
+      b: lua("lua544", src.lua544, "gcc", "-O3"),
+    },
+    {
       name: "lua 5.4.4 gcc -O2 → clang -O2",
-      a: await build("lua544-gcc-O2", "gcc", "-O2", luaSources(src.lua544)),
-      b: await build("lua544-clang-O2", "clang", "-O2", luaSources(src.lua544)),
-    });
-  }
-  if (src.sqlite) {
-    pairs.push({
-      name: "sqlite 3.40.1 gcc -O2 → -O3",
-      a: await build("sqlite-gcc-O2", "gcc", "-O2", sqliteSources(src.sqlite)),
-      b: await build("sqlite-gcc-O3", "gcc", "-O3", sqliteSources(src.sqlite)),
-    });
-    pairs.push({
+      a: lua("lua544", src.lua544, "gcc", "-O2"),
+      b: lua("lua544", src.lua544, "clang", "-O2"),
+    },
+    { name: "sqlite 3.40.1 gcc -O2 → -O3", a: sqlite("gcc", "-O2"), b: sqlite("gcc", "-O3") },
+    {
       name: "sqlite 3.40.1 gcc -O2 → clang -O2",
-      a: await build("sqlite-gcc-O2", "gcc", "-O2", sqliteSources(src.sqlite)),
-      b: await build("sqlite-clang-O2", "clang", "-O2", sqliteSources(src.sqlite)),
-    });
-    pairs.push({
-      name: "sqlite 3.40.1 gcc -O0 -fno-inline → clang -O0 (size/time)",
-      a: await build("sqlite-gcc-O0", "gcc", "-O0", sqliteSources(src.sqlite)),
-      b: await build("sqlite-clang-O0", "clang", "-O0", sqliteSources(src.sqlite)),
-    });
-  }
-  if (pairs.length === 0) {
-    console.log("no sources: `apt-get source lua5.3 lua5.4 sqlite3` failed (no deb-src lines?)");
-    Deno.exit(1);
-  }
+      a: sqlite("gcc", "-O2"),
+      b: sqlite("clang", "-O2"),
+    },
+  );
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
-  const rows: Scored[] = [];
   try {
+    // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
+    const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
+    if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
+      await timeOnly(
+        h.client,
+        "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)",
+        gold[0]!,
+        gold[1]!,
+      );
+    } else {
+      console.log(
+        "speed pair skipped: Debian's binutils-arm-linux-gnueabihf and -aarch64-linux-gnu are not installed",
+      );
+    }
     for (const p of pairs) {
-      if (!p.a || !p.b) {
-        console.log(`${p.name}: not built (see the errors above)`);
+      const a = await p.a();
+      const b = await p.b();
+      if (!a || !b) {
+        console.log(`${p.name}: not built (missing sources or compiler; see the errors above)`);
         continue;
       }
-      const r = await score(h.client, p.name, p.a, p.b);
-      rows.push(r);
+      const r = await score(h.client, p.name, a, b);
       console.log(
         `${r.pair}\n  ${r.mb.toFixed(2)} MB each, truth ${r.truth}, matched ${r.matched}, ` +
           `judged ${r.judged}, correct ${r.correct}: precision ${r.precision.toFixed(3)}, ` +
