@@ -36,6 +36,17 @@ interface Stamped<T> {
   value: T;
 }
 
+// Features of a large binary take tens of MB: keep the few most recent, drop the oldest.
+const MAX_FEATURE_SETS = 8;
+const MAX_DIFFS = 8;
+
+/** Sets `key` as the newest entry of `map`, dropping the oldest beyond `max`. */
+function remember<T>(map: Map<string, T>, key: string, value: T, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value!);
+}
+
 /** Diffs databases and keeps what it computed while it stays valid. */
 export class DiffService {
   #features = new Map<string, Stamped<FunctionFeatures[]>>();
@@ -107,7 +118,9 @@ export class DiffService {
       result,
       seconds: Math.round(performance.now() - t0) / 1000,
     };
-    if (pairStamp !== undefined) this.#diffs.set(pairKey, { stamp: pairStamp, value });
+    if (pairStamp !== undefined) {
+      remember(this.#diffs, pairKey, { stamp: pairStamp, value }, MAX_DIFFS);
+    }
     return { ...value, cached: false };
   }
 
@@ -125,7 +138,7 @@ export class DiffService {
       return hit.value;
     }
     const value = await gatherFeatures(call, mode, progress);
-    if (stamp !== undefined) this.#features.set(key, { stamp, value });
+    if (stamp !== undefined) remember(this.#features, key, { stamp, value }, MAX_FEATURE_SETS);
     return value;
   }
 }
