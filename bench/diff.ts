@@ -139,14 +139,23 @@ async function callLong(client: Client, name: string, args: Record<string, unkno
   return r.structuredContent as Record<string, unknown>;
 }
 
+/** Opens two files and waits for both analyses (they run in parallel, one worker each). */
+async function openBoth(client: Client, a: string, b: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const path of [a, b]) {
+    ids.push(
+      (await callLong(client, "open_database", { path, force_new: true })).database as string,
+    );
+  }
+  for (const database of ids) {
+    await callLong(client, "wait_for_analysis", { database, timeout: 3600 });
+  }
+  return ids;
+}
+
 async function score(client: Client, pair: string, a: string, b: string): Promise<Scored> {
   const t0 = performance.now();
-  const ids: string[] = [];
-  for (const path of [`${a}.stripped`, `${b}.stripped`]) {
-    const o = await callLong(client, "open_database", { path, force_new: true });
-    await callLong(client, "wait_for_analysis", { database: o.database, timeout: 3600 });
-    ids.push(o.database as string);
-  }
+  const ids = await openBoth(client, `${a}.stripped`, `${b}.stripped`);
   const openSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
   const first = await callLong(client, "diff_databases", {
@@ -219,12 +228,7 @@ async function score(client: Client, pair: string, a: string, b: string): Promis
 /** Diff time of two large stripped binaries without symbols (no accuracy, only speed). */
 async function timeOnly(client: Client, name: string, a: string, b: string) {
   const t0 = performance.now();
-  const ids: string[] = [];
-  for (const path of [a, b]) {
-    const o = await callLong(client, "open_database", { path, force_new: true });
-    await callLong(client, "wait_for_analysis", { database: o.database, timeout: 3600 });
-    ids.push(o.database as string);
-  }
+  const ids = await openBoth(client, a, b);
   const openSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
   const d = await callLong(client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
@@ -288,20 +292,6 @@ if (import.meta.main) {
   );
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
   try {
-    // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
-    const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
-    if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
-      await timeOnly(
-        h.client,
-        "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)",
-        gold[0]!,
-        gold[1]!,
-      );
-    } else {
-      console.log(
-        "speed pair skipped: Debian's binutils-arm-linux-gnueabihf and -aarch64-linux-gnu are not installed",
-      );
-    }
     for (const p of pairs) {
       const a = await p.a();
       const b = await p.b();
@@ -319,6 +309,20 @@ if (import.meta.main) {
           `vs open+analysis ${r.openSeconds.toFixed(1)} s (${
             (r.diffSeconds / r.openSeconds).toFixed(2)
           }×)`,
+      );
+    }
+    // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
+    const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
+    if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
+      await timeOnly(
+        h.client,
+        "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)",
+        gold[0]!,
+        gold[1]!,
+      );
+    } else {
+      console.log(
+        "speed pair skipped: Debian's binutils-arm-linux-gnueabihf and -aarch64-linux-gnu are not installed",
       );
     }
   } finally {
