@@ -118,6 +118,8 @@ async function symbols(path: string): Promise<Map<number, string>> {
 
 interface Scored {
   pair: string;
+  /** Wrong pairs by the round that matched them. */
+  wrong: Record<string, number>;
   truth: number;
   matched: number;
   judged: number;
@@ -198,12 +200,14 @@ async function score(client: Client, pair: string, a: string, b: string): Promis
   }
   let judged = 0;
   let correct = 0;
+  const wrong: Record<string, number> = {};
   for (const r of rows) {
     const na = symA.get(Number(r.a_start));
     const nb = symB.get(Number(r.b_start));
     if (na === undefined || nb === undefined) continue;
     judged++;
     if (na === nb) correct++;
+    else wrong[r.round!] = (wrong[r.round!] ?? 0) + 1;
   }
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
   const precision = judged === 0 ? 0 : correct / judged;
@@ -212,6 +216,7 @@ async function score(client: Client, pair: string, a: string, b: string): Promis
     2 / 1e6;
   return {
     pair,
+    wrong,
     truth,
     matched: rows.length,
     judged,
@@ -292,7 +297,9 @@ if (import.meta.main) {
   );
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
   try {
+    const only = Deno.env.get("REMCP_BENCH_ONLY");
     for (const p of pairs) {
+      if (only !== undefined && !p.name.includes(only)) continue;
       const a = await p.a();
       const b = await p.b();
       if (!a || !b) {
@@ -308,12 +315,14 @@ if (import.meta.main) {
           } s ` +
           `vs open+analysis ${r.openSeconds.toFixed(1)} s (${
             (r.diffSeconds / r.openSeconds).toFixed(2)
-          }×)`,
+          }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
       );
     }
     // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
     const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
-    if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
+    if (only !== undefined) {
+      // A filtered run measures accuracy only.
+    } else if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
       await timeOnly(
         h.client,
         "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)",
@@ -328,8 +337,14 @@ if (import.meta.main) {
   } finally {
     await h.close();
   }
-  const rz = await new Deno.Command("rz-diff", { args: ["-v"], stdout: "null", stderr: "null" })
-    .output().then((o) => o.success, () => false);
+  // Spawning a missing program throws at once rather than rejecting.
+  let rz = false;
+  try {
+    rz = (await new Deno.Command("rz-diff", { args: ["-v"], stdout: "null", stderr: "null" })
+      .output()).success;
+  } catch {
+    rz = false;
+  }
   console.log(
     rz
       ? "rz-diff is installed but its comparison is not wired into this benchmark yet"

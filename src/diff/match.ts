@@ -38,6 +38,16 @@ export interface MatchOptions {
 
 type Key = (f: FunctionFeatures) => string | undefined;
 
+/**
+ * A matching round: a key that must be unique on both sides, and for the weaker keys the least
+ * similarity the pair must also reach (a unique string set can move with inlined code).
+ */
+interface Round {
+  round: string;
+  key: Key;
+  minSim?: number;
+}
+
 /** Names engines give functions they know nothing about: never evidence. */
 export const DEFAULT_NAME =
   /^(?:sub|fcn|fun|loc|j_sub|nullsub|unknown|func|function)[._]?(?:0x)?[0-9a-f]+$/i;
@@ -45,7 +55,7 @@ export const DEFAULT_NAME =
 const joined = (xs: readonly (string | number)[]) => xs.join("\u0001");
 
 /** Global rounds, most certain first. Small functions need stronger keys to avoid coincidence. */
-const ROUNDS: { round: string; key: Key }[] = [
+const ROUNDS: Round[] = [
   { round: "name", key: (f) => DEFAULT_NAME.test(f.name) ? undefined : f.name },
   { round: "bytes", key: (f) => `${f.bytes_hash}:${f.instructions}` },
   {
@@ -55,6 +65,7 @@ const ROUNDS: { round: string; key: Key }[] = [
   {
     round: "strings",
     key: (f) => f.strings.length > 0 ? `${joined(f.strings)}|${joined(f.imports)}` : undefined,
+    minSim: 0.55,
   },
   {
     round: "mnemonic_set+cfg",
@@ -63,6 +74,7 @@ const ROUNDS: { round: string; key: Key }[] = [
   {
     round: "imports+cfg",
     key: (f) => f.imports.length > 0 ? `${joined(f.imports)}|${f.cfg_sig}` : undefined,
+    minSim: 0.55,
   },
   {
     round: "constants",
@@ -70,12 +82,13 @@ const ROUNDS: { round: string; key: Key }[] = [
       f.constants.length >= 2 || (f.constants.length === 1 && f.instructions >= 8)
         ? `${joined(f.constants)}|${f.blocks}`
         : undefined,
+    minSim: 0.65,
   },
-  { round: "cfg", key: (f) => f.blocks >= 8 ? f.cfg_sig : undefined },
+  { round: "cfg", key: (f) => f.blocks >= 8 ? f.cfg_sig : undefined, minSim: 0.65 },
 ];
 
 /** Keys tried between the neighbours of a matched pair, where uniqueness is local. */
-const NEIGHBOUR_KEYS: { round: string; key: Key }[] = [
+const NEIGHBOUR_KEYS: Round[] = [
   { round: "bytes", key: (f) => `${f.bytes_hash}:${f.instructions}` },
   { round: "mnemonics", key: (f) => `${f.mnem_hash}:${f.cfg_sig}` },
   { round: "mnemonic_set+cfg", key: (f) => `${f.mnem_set_hash}:${f.cfg_sig}` },
@@ -83,7 +96,7 @@ const NEIGHBOUR_KEYS: { round: string; key: Key }[] = [
     round: "strings",
     key: (f) => f.strings.length > 0 ? `${joined(f.strings)}|${joined(f.imports)}` : undefined,
   },
-  { round: "cfg", key: (f) => f.blocks >= 3 ? f.cfg_sig : undefined },
+  { round: "cfg", key: (f) => f.blocks >= 3 ? f.cfg_sig : undefined, minSim: 0.65 },
 ];
 
 /** Matches the functions of `a` against those of `b`. */
@@ -132,9 +145,9 @@ export function matchFunctions(
 
   const allA = [...a.keys()];
   const allB = [...b.keys()];
-  for (const { round, key } of ROUNDS) {
+  for (const { round, key, minSim } of ROUNDS) {
     const before = matches.length;
-    byUniqueKey(allA, allB, key, round);
+    byUniqueKey(allA, allB, key, round, minSim);
     report(round, before);
   }
 
@@ -148,8 +161,8 @@ export function matchFunctions(
         const is = graphA[dir][m.a]!.filter((i) => partnerA[i] === -1);
         const js = graphB[dir][m.b]!.filter((j) => partnerB[j] === -1);
         if (is.length === 0 || js.length === 0) continue;
-        for (const { round, key } of NEIGHBOUR_KEYS) {
-          byUniqueKey(is, js, key, `call_graph:${round}`, 0.5);
+        for (const { round, key, minSim } of NEIGHBOUR_KEYS) {
+          byUniqueKey(is, js, key, `call_graph:${round}`, minSim ?? 0.5);
         }
         // Hubs (a logging helper with thousands of callers) would cost |is|·|js| comparisons.
         if (is.length * js.length <= 250_000) bestMutual(is, js, 0.6, "call_graph:similarity");
