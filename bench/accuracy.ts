@@ -7,6 +7,12 @@
  * with gcc and clang at -O0/-O2 when those compilers exist (skipped otherwise).
  *
  *   deno run -A bench/accuracy.ts
+ *   deno run -A bench/accuracy.ts --corpus DIR [--only WORD] [--misses]
+ *
+ * `--corpus DIR` scores the real programs `bench/corpus.sh DIR` built (DIR/bin/ISA-CC-OPT-NAME)
+ * instead, and prints precision/recall/F1 per ISA × compiler × level, with and without
+ * `.eh_frame`, summed over the programs. `--only` keeps binaries whose name contains WORD;
+ * `--misses` lists each false and missed start (for working on the analysis).
  */
 
 import { createDecoder } from "../workers/embedded/arch/decoder.ts";
@@ -34,19 +40,21 @@ async function run(cmd: string, args: string[]): Promise<boolean> {
   }
 }
 
-/** Function starts in `.text` from the symbol table, without `.cold` parts. */
-function symbolStarts(image: BinaryImage): Set<number> {
+/** Function starts in `.text` from the symbol table (address → name), without `.cold` parts. */
+function symbolStarts(image: BinaryImage): Map<number, string> {
   const text = image.sections.find((s) => s.name === ".text");
-  const out = new Set<number>();
+  const out = new Map<number, string>();
   for (const s of image.symbols) {
     if (s.kind !== "function" || /\.cold/.test(s.name)) continue;
     const a = image.arch === "arm" ? s.address & ~1 : s.address;
-    if (text !== undefined && a >= text.start && a < text.end) out.add(a);
+    if (text !== undefined && a >= text.start && a < text.end && !out.has(a)) out.set(a, s.name);
   }
-  return out;
+  return new Map([...out].sort((x, y) => x[0] - y[0]));
 }
 
-async function score(name: string, variant: string, path: string, truth: Set<number>) {
+const MISSES = Deno.args.includes("--misses");
+
+async function score(name: string, variant: string, path: string, truth: Map<number, string>) {
   const image = parseElf(Deno.readFileSync(path));
   const decoder = await createDecoder(image.arch, { endian: image.endian });
   const thumb = image.arch === "arm"
@@ -58,6 +66,18 @@ async function score(name: string, variant: string, path: string, truth: Set<num
   const text = image.sections.find((s) => s.name === ".text")!;
   const found = a.functions().filter((f) => f.start >= text.start && f.start < text.end);
   const tp = found.filter((f) => truth.has(f.start)).length;
+  if (MISSES) {
+    const starts = new Set(found.map((f) => f.start));
+    const h = (n: number) => `0x${n.toString(16)}`;
+    for (const f of found) {
+      if (truth.has(f.start)) continue;
+      const inside = [...truth].filter(([t]) => t < f.start).pop();
+      console.log(`${name} ${variant}: false ${h(f.start)} ${f.source} (after ${inside?.[1]})`);
+    }
+    for (const [t, n] of truth) {
+      if (!starts.has(t)) console.log(`${name} ${variant}: missed ${h(t)} ${n}`);
+    }
+  }
   return { name, variant, truth: truth.size, found: found.length, tp, seconds };
 }
 
@@ -147,6 +167,19 @@ function generateProgram(n: number): string {
 async function main(): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "remcp_accuracy_" });
   const rows: Row[] = [];
+  const corpusAt = Deno.args.indexOf("--corpus");
+  const onlyAt = Deno.args.indexOf("--only");
+  const only = onlyAt >= 0 ? Deno.args[onlyAt + 1] ?? "" : "";
+  if (corpusAt >= 0) {
+    try {
+      await corpus(`${Deno.args[corpusAt + 1]}/bin`, only, rows, tmp);
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+    printRows(rows);
+    printGroups(rows);
+    return;
+  }
   try {
     for (
       const f of [
@@ -178,17 +211,75 @@ async function main(): Promise<void> {
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
+  printRows(rows);
+}
+
+function f1Of(truth: number, found: number, tp: number): [number, number, number] {
+  const p = found === 0 ? 0 : tp / found;
+  const rc = truth === 0 ? 0 : tp / truth;
+  return [p, rc, p + rc === 0 ? 0 : (2 * p * rc) / (p + rc)];
+}
+
+/** The corpus binaries (ISA-CC-OPT-NAME), scored in name order. */
+async function corpus(dir: string, only: string, rows: Row[], tmp: string): Promise<void> {
+  const names = [...Deno.readDirSync(dir)].filter((e) => e.isFile && e.name.includes(only))
+    .map((e) => e.name).sort();
+  for (const n of names) await benchBinary(n, `${dir}/${n}`, rows, tmp);
+}
+
+/** Sums per ISA × compiler × level × variant over the programs, and mean F1 per ISA × variant. */
+function printGroups(rows: Row[]): void {
+  const groups = new Map<string, { truth: number; found: number; tp: number; f1s: number[] }>();
+  const perIsa = new Map<string, number[]>();
+  for (const r of rows) {
+    const [isa, cc, opt] = r.name.split("-");
+    const key = `${isa} ${cc} ${opt}|${r.variant}`;
+    const g = groups.get(key) ?? { truth: 0, found: 0, tp: 0, f1s: [] };
+    g.truth += r.truth;
+    g.found += r.found;
+    g.tp += r.tp;
+    const f1 = f1Of(r.truth, r.found, r.tp)[2];
+    g.f1s.push(f1);
+    groups.set(key, g);
+    const ik = `${isa}|${r.variant}`;
+    perIsa.set(ik, [...(perIsa.get(ik) ?? []), f1]);
+  }
+  console.log("\nper ISA x compiler x level (summed over programs; mean F1 = mean of programs)");
+  console.log(
+    "group".padEnd(22) + "variant".padEnd(13) +
+      " truth  found     tp  precision  recall      F1  mean F1",
+  );
+  for (const [key, g] of [...groups].sort()) {
+    const [group, variant] = key.split("|");
+    const [p, rc, f1] = f1Of(g.truth, g.found, g.tp);
+    const mean = g.f1s.reduce((x, y) => x + y, 0) / g.f1s.length;
+    console.log(
+      group!.padEnd(22) + variant!.padEnd(13) +
+        [g.truth, g.found, g.tp].map((v) => String(v).padStart(6)).join(" ") +
+        p.toFixed(3).padStart(11) + rc.toFixed(3).padStart(8) + f1.toFixed(3).padStart(8) +
+        mean.toFixed(4).padStart(9),
+    );
+  }
+  console.log("\nmean F1 per ISA (all compilers, levels and programs)");
+  for (const [key, f1s] of [...perIsa].sort()) {
+    const [isa, variant] = key.split("|");
+    const mean = f1s.reduce((x, y) => x + y, 0) / f1s.length;
+    console.log(
+      `${isa!.padEnd(10)}${variant!.padEnd(13)}${mean.toFixed(4)}  (${f1s.length} binaries)`,
+    );
+  }
+}
+
+function printRows(rows: Row[]): void {
   const pad = (s: string, n: number) => s.padEnd(n);
   console.log(
-    pad("binary", 26) + pad("variant", 13) +
+    pad("binary", 30) + pad("variant", 13) +
       "truth  found     tp  precision  recall      F1   seconds",
   );
   for (const r of rows) {
-    const p = r.found === 0 ? 0 : r.tp / r.found;
-    const rc = r.truth === 0 ? 0 : r.tp / r.truth;
-    const f1 = p + rc === 0 ? 0 : (2 * p * rc) / (p + rc);
+    const [p, rc, f1] = f1Of(r.truth, r.found, r.tp);
     console.log(
-      pad(r.name, 26) + pad(r.variant, 13) +
+      pad(r.name, 30) + pad(r.variant, 13) +
         [r.truth, r.found, r.tp].map((v) => String(v).padStart(5)).join("  ") +
         p.toFixed(3).padStart(11) + rc.toFixed(3).padStart(8) + f1.toFixed(3).padStart(8) +
         r.seconds.toFixed(3).padStart(10),

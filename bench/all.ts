@@ -11,7 +11,12 @@ const BENCHES = [
   "startup",
   "daemon_load",
   "run_batch",
+  "invoke_cost",
+  "sandbox_hop",
+  "sandbox_start",
 ];
+/** Extra `deno run` flags a benchmark needs. */
+const FLAGS: Record<string, string[]> = { sandbox_hop: ["--unstable-worker-options"] };
 
 const wanted = Deno.args.length > 0 ? Deno.args : BENCHES;
 let failed = 0;
@@ -22,7 +27,7 @@ for (const name of wanted) {
   }
   console.log(`\n=== bench/${name}.ts`);
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(`./${name}.ts`, import.meta.url).pathname],
+    args: ["run", "-A", ...(FLAGS[name] ?? []), new URL(`./${name}.ts`, import.meta.url).pathname],
     stdout: "inherit",
     stderr: "inherit",
   }).output();

@@ -6,6 +6,8 @@ import { type Config, ENV_VARS, loadConfig, VERSION } from "./config.ts";
 
 /** The modes remcp runs in. */
 export const MODES = ["stdio", "serve", "proxy", "stop", "run", "worker", "sandbox"] as const;
+/** The modes a person types (the others are started by remcp itself). */
+const PUBLIC_MODES = ["stdio", "serve", "proxy", "stop", "run"] as const;
 /** One of {@link MODES}. */
 export type Mode = typeof MODES[number];
 
@@ -88,6 +90,17 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   }
   const v = parsed.values;
   if (v.help) return { kind: "help", text: helpText() };
+  // The stdio server takes no words: a word there is a mistyped or unknown mode, and starting a
+  // server that waits silently on stdin would hide the mistake.
+  const stray = mode === "stdio" ? parsed.positionals[0] : undefined;
+  if (stray !== undefined) {
+    return {
+      kind: "error",
+      text: `Unknown mode "${stray}": the modes are ${
+        PUBLIC_MODES.join(", ")
+      } (stdio when none is given); remcp --help describes them`,
+    };
+  }
   if (v.version) return { kind: "version", text: `remcp ${VERSION}` };
   let config: Config;
   try {

@@ -77,7 +77,7 @@ function int(env: Env, name: string, fallback: number, min: number): number {
   return n;
 }
 
-/** The platform's state folder for remcp (DESIGN §5). */
+/** The platform's state folder for remcp. */
 export function defaultStateDir(env: Env, os: string = Deno.build.os): string {
   if (env.REMCP_STATE_DIR) return env.REMCP_STATE_DIR;
   const home = env.HOME ?? env.USERPROFILE ?? ".";

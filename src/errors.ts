@@ -1,5 +1,5 @@
 /**
- * The closed set of tool-failure types (DESIGN §3.6) and the error class that carries one.
+ * The closed set of tool-failure types (docs/ARCHITECTURE.md) and the error class that carries one.
  *
  * A caller branches on `error_type`, so a new code is added only when a caller would branch on it.
  */

@@ -8,6 +8,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import type { LineTransport } from "./line_transport.ts";
 import type { ToolResult } from "./protocol/results.ts";
+import { progressNote } from "./protocol/progress.ts";
 
 const MODERN_KEY = "io.modelcontextprotocol/protocolVersion";
 
@@ -56,16 +57,7 @@ export function fastToolCalls(
       progress(done, total, message) {
         if (progressToken === undefined) return;
         sentProgress = true;
-        send({
-          jsonrpc: "2.0",
-          method: "notifications/progress",
-          params: {
-            progressToken,
-            progress: done,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined ? { message } : {}),
-          },
-        });
+        send({ jsonrpc: "2.0", ...progressNote(progressToken, done, total, message) });
       },
     });
     if (!pending) return false;

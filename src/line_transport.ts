@@ -6,6 +6,7 @@
  * with an error for its request id, instead of closing the connection.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { JsonRpcGate } from "./jsonrpc_gate.ts";
 
 /** Options of {@link LineTransport}. */
 export interface LineTransportOptions {
@@ -35,12 +36,15 @@ export class LineTransport implements Transport {
   #encoder = new TextEncoder();
   #decoder = new TextDecoder();
   #writeChain: Promise<void> = Promise.resolve();
+  #gate: JsonRpcGate | undefined;
   #ended = Promise.withResolvers<void>();
   /** Settles when the connection ends (peer closed, or close() called), whoever owns onclose. */
   readonly ended: Promise<void> = this.#ended.promise;
 
   constructor(opts: LineTransportOptions) {
     this.#opts = opts;
+    // A server's side enforces JSON-RPC and the MCP handshake; a client's side trusts its server.
+    this.#gate = opts.answerBadInput ? new JsonRpcGate() : undefined;
   }
 
   start(): Promise<void> {
@@ -108,14 +112,21 @@ export class LineTransport implements Transport {
       }
       return;
     }
-    if (typeof message !== "object" || message === null) {
-      if (this.#opts.answerBadInput) {
-        void this.#write({
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32600, message: "Invalid request: not an object" },
-        });
+    if (this.#gate) {
+      const verdict = this.#gate.check(message);
+      if (!verdict.pass) {
+        const r = verdict.reply;
+        this.onerror?.(new Error(r ? r.message : "Invalid message"));
+        if (r) {
+          void this.#write({
+            jsonrpc: "2.0",
+            id: r.id,
+            error: { code: r.code, message: r.message },
+          });
+        }
+        return;
       }
+    } else if (typeof message !== "object" || message === null) {
       return;
     }
     try {
@@ -155,6 +166,7 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    this.#gate?.sent(message);
     return this.#write(message);
   }
 

@@ -1,15 +1,9 @@
 /**
  * remcp entry: parses the command line and dispatches a mode. Importing this module does nothing;
- * `main()` runs only when it is the program.
+ * `main()` runs only when it is the program. Each mode's modules are imported only when that mode
+ * runs, so a sandbox process never loads the engines and a worker never loads the MCP server.
  */
 import { parseCommandLine } from "./cli.ts";
-import { proxyMode } from "./daemon/proxy.ts";
-import { serveMode } from "./daemon/serve.ts";
-import { stopMode } from "./daemon/stop.ts";
-import { sandboxMain } from "./sandbox/sandbox_main.ts";
-import { stdioMode } from "./stdio_mode.ts";
-import { runMode } from "./run/run_mode.ts";
-import { workerMain } from "../workers/worker_main.ts";
 
 /** Runs remcp with `args` (without the program name); resolves to the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -24,21 +18,35 @@ export async function main(args: string[]): Promise<number> {
       return 2;
   }
   switch (cmd.mode) {
-    case "worker":
+    case "worker": {
+      const { workerMain } = await import("../workers/worker_main.ts");
       return await workerMain(cmd.rest);
-    case "sandbox":
+    }
+    case "sandbox": {
+      const { sandboxMain } = await import("./sandbox/sandbox_main.ts");
       await sandboxMain();
       return 0;
-    case "stdio":
+    }
+    case "stdio": {
+      const { stdioMode } = await import("./stdio_mode.ts");
       return await stdioMode(cmd.config);
-    case "run":
+    }
+    case "run": {
+      const { runMode } = await import("./run/run_mode.ts");
       return await runMode(cmd.config, cmd.rest);
-    case "serve":
+    }
+    case "serve": {
+      const { serveMode } = await import("./daemon/serve.ts");
       return await serveMode(cmd.config, cmd.rest);
-    case "proxy":
+    }
+    case "proxy": {
+      const { proxyMode } = await import("./daemon/proxy.ts");
       return await proxyMode(cmd.config, cmd.flags);
-    case "stop":
+    }
+    case "stop": {
+      const { stopMode } = await import("./daemon/stop.ts");
       return await stopMode(cmd.config);
+    }
     default:
       console.error(`remcp ${cmd.mode} is not available in this version yet`);
       return 2;

@@ -192,3 +192,35 @@ Deno.test(
     }
   },
 );
+
+Deno.test("get_entropy ranks packed bytes above code and zeros", e2e, async () => {
+  // A raw blob: 4 KiB of zeros, then 4 KiB of random bytes.
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/blob.bin`;
+  const bytes = new Uint8Array(8192);
+  crypto.getRandomValues(bytes.subarray(4096));
+  await Deno.writeFile(path, bytes);
+  const h = await startRemcp();
+  try {
+    const db = await open(h, path, { arch: "x86_64", base: "0x0" });
+    const r = await ok(h.client, "call", {
+      name: "get_entropy",
+      arguments: { database: db, address: "0x0", block_size: 4096 },
+    });
+    const blocks = r.items as { start: string; entropy: number }[];
+    assert.deepEqual(blocks.map((b) => b.start), ["0x0", "0x1000"]);
+    assert.equal(blocks[0]!.entropy, 0);
+    assert.ok(blocks[1]!.entropy > 7.9, `random block entropy ${blocks[1]!.entropy}`);
+    const whole = await ok(h.client, "call", {
+      name: "get_entropy",
+      arguments: { database: await open(h, fixture("elf_x86_64_gcc_O2")) },
+    });
+    const text = (whole.items as { name: string; entropy: number }[]).find((s) =>
+      s.name === ".text"
+    );
+    assert.ok(text && text.entropy > 4 && text.entropy < 7, `.text entropy ${text?.entropy}`);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

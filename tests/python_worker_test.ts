@@ -277,7 +277,9 @@ function rawWorker(dir: string, state: string, args: string[]) {
 Deno.test("Python worker speaks MCP on its own stdio", e2e, async () => {
   const state = await Deno.makeTempDir({ prefix: "remcp-py-" });
   try {
-    const dir = new PythonWorkers(loadConfig({ REMCP_STATE_DIR: state })).ensureScripts();
+    const dir = new PythonWorkers(loadConfig({ REMCP_STATE_DIR: state }), undefined, {
+      REMCP_ENABLE_TEST_BACKEND: "1",
+    }).ensureScripts();
     const w = rawWorker(dir, state, ["--backend", TEST_BACKEND, "--state-dir", state, FILE]);
     // Before initialize, a request is still answered; garbage gets a parse error.
     await w.send({ jsonrpc: "2.0", id: 1, method: "ping" });

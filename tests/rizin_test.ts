@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { findRizin, probeVersion, supported } from "../workers/rizin/locate.ts";
+import { findRizin, probeVersion, supported } from "../src/probes/rizin.ts";
 import { callTool, fails, fixture, ok, repoPath, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };

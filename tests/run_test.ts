@@ -1,6 +1,6 @@
 /** End-to-end: the real `remcp run` CLI. */
 import assert from "node:assert/strict";
-import { fixture, repoPath, runCli } from "./_harness.ts";
+import { fixture, repoPath, runCli, runRemcpCommand } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -43,14 +43,8 @@ Deno.test(
 );
 
 Deno.test("remcp run: time limit, missing files and scripts, bad flags", e2e, async () => {
-  const t = await run([
-    "-e",
-    "while (true) {}",
-    "--timeout",
-    "1",
-    "--json",
-    fixture("elf_x86_64_gcc_O2"),
-  ]);
+  // No file: the limit under test is the script's, not the analysis's.
+  const t = await run(["-e", "while (true) {}", "--timeout", "1", "--json"]);
   assert.equal(t.code, 1);
   assert.equal(JSON.parse(t.stdout)[0].error.error_type, "SandboxTimeout");
   const missing = await run(["-e", "1", "/no/such/file"]);
@@ -60,6 +54,48 @@ Deno.test("remcp run: time limit, missing files and scripts, bad flags", e2e, as
   assert.equal(noScript.code, 2);
   const flags = await run(["-e", "1", "--jobs", "0"]);
   assert.equal(flags.code, 2);
+});
+
+Deno.test(
+  "remcp run: a missing file or a folder gets its own record, the batch runs, exit 2",
+  e2e,
+  async () => {
+    const dir = await Deno.makeTempDir();
+    const files = [fixture("elf_x86_64_gcc_O2"), dir, "/no/such/input", fixture("elf_arm_gcc_O2")];
+    const r = await run(["-e", "(await invoke('get_database_info', {})).arch", "--json", ...files]);
+    assert.equal(r.code, 2, r.stderr);
+    const rows = JSON.parse(r.stdout) as {
+      file: string;
+      ok: boolean;
+      result?: string;
+      error?: { error_type: string; message: string };
+    }[];
+    // Input order, whatever order the files finished in.
+    assert.deepEqual(rows.map((x) => x.file), files);
+    assert.deepEqual(rows.map((x) => x.ok), [true, false, false, true]);
+    assert.equal(rows[0]!.result, "x86_64");
+    assert.equal(rows[3]!.result, "arm");
+    assert.equal(rows[1]!.error!.error_type, "OpenFailed");
+    assert.match(rows[1]!.error!.message, /is a directory/);
+    assert.equal(rows[2]!.error!.error_type, "OpenFailed");
+    assert.match(rows[2]!.error!.message, /No such file/);
+    await Deno.remove(dir);
+  },
+);
+
+Deno.test("remcp run without files says to name files when the script needs one", e2e, async () => {
+  const r = await run(["-e", "await invoke('list_functions', {})"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /No database is open: name the files after the script/);
+  assert.doesNotMatch(r.stderr, /open_database/);
+});
+
+Deno.test("an unknown mode is an error listing the modes, exit 2", e2e, async () => {
+  for (const word of ["server", "frobnicate"]) {
+    const r = await runRemcpCommand([word]);
+    assert.equal(r.code, 2, word);
+    assert.match(r.stderr, new RegExp(`Unknown mode "${word}": the modes are stdio, serve`));
+  }
 });
 
 Deno.test("remcp run: annotations made by a script are seen by a later run", e2e, async () => {
@@ -111,7 +147,8 @@ Deno.test(
     }).spawn();
     // Wait until the scripts are running (sandbox and worker children exist).
     let kids: number[] = [];
-    for (let i = 0; i < 100 && kids.length < 3; i++) {
+    const deadline = Date.now() + 120_000;
+    while (kids.length < 3 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
       kids = await childrenOf(child.pid);
     }
@@ -124,7 +161,7 @@ Deno.test(
       JSON
         .parse(line);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    // remcp waits for its children before it exits: no grace period here.
     for (const pid of kids) assert.equal(await alive(pid), false, `child ${pid} is gone`);
     await Deno.remove(dir, { recursive: true });
   },

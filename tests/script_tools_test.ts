@@ -387,6 +387,18 @@ Deno.test("the shipped examples work on fixtures", e2e, async () => {
       algorithms: ["CRC-32"],
     }]);
 
+    // gzip's layout: the CRC-32 table as 64-bit entries, read by remcp_crc.
+    const cet = await openFixture(h, "elf_x86_64_cet");
+    const wide = await ok(h.client, "find_crypto_constants", {
+      database: cet,
+      algorithms: ["crc"],
+    });
+    const tables = (wide.findings as { kind: string; constant: string; functions: string[] }[])
+      .filter((f) => f.kind === "table");
+    assert.deepEqual(tables.map((f) => [f.constant, f.functions]), [
+      ["table of 64-bit entries (poly 0xEDB88320), little-endian", ["remcp_crc"]],
+    ]);
+
     // Names from strings on a stripped binary: suggestions first, then applied.
     const db = await openFixture(h, "elf_x86_64_gcc_O2_stripped");
     const suggested = await ok(h.client, "rename_from_strings", { database: db });

@@ -102,7 +102,14 @@ Deno.test(
       await p.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }));
       const first = await p.next();
       assert.equal(first.id, 7);
-      assert.ok(first.result || first.error);
+      assert.match((first.error as { message: string }).message, /before initialize/);
+      // Invalid requests each get one reply (a batch, a bad id, no method).
+      await p.send(JSON.stringify([{ jsonrpc: "2.0", id: 9, method: "ping" }]));
+      assert.equal(((await p.next()).error as { code: number }).code, -32600);
+      await p.send(JSON.stringify({ jsonrpc: "2.0", id: 10 }));
+      const noMethod = await p.next();
+      assert.equal(noMethod.id, 10);
+      assert.equal((noMethod.error as { code: number }).code, -32600);
       await p.send("this is not json");
       const parseError = await p.next();
       assert.equal((parseError.error as { code: number }).code, -32700);
@@ -120,6 +127,22 @@ Deno.test(
       let init = await p.next();
       while (init.id !== 8) init = await p.next();
       assert.ok(init.result, "initialize answered after bad input");
+      await p.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      // Two requests with one id in one write: the first is served, the second refused.
+      const call = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 11,
+        method: "tools/call",
+        params: { name: "list_databases", arguments: {} },
+      });
+      await p.send(`${call}\n${call}`);
+      const answers = [await p.next(), await p.next()];
+      assert.deepEqual(answers.map((a) => a.id), [11, 11]);
+      assert.equal(answers.filter((a) => a.result).length, 1, "one is served");
+      assert.match(
+        String((answers.find((a) => a.error)?.error as { message: string }).message),
+        /still in flight/,
+      );
     } finally {
       await p.close();
     }
@@ -187,16 +210,18 @@ Deno.test("bad database ids, missing files and directories are refused clearly",
 });
 
 Deno.test(
-  "a tool called while analysing is refused with Busy until wait_for_analysis",
+  "while analysing, tools that need the analysis answer Busy and format tools already work",
   e2e,
   async () => {
     const h = await startRemcp({ env: { REMCP_DEBUG_ANALYSIS_DELAY_MS: "1500" } });
     try {
       const o = await ok(h.client, "open_database", { path: ELF });
       assert.equal(o.opening, true);
-      const busy = await fails(h.client, "get_database_info", {});
+      const busy = await fails(h.client, "list_functions", {});
       assert.equal(busy.error_type, "Busy");
       assert.match(busy.error, /wait_for_analysis/);
+      // Readiness is the worker's decision per tool: format tools answer during analysis.
+      await ok(h.client, "list_sections", {});
       const progress: number[] = [];
       const r = await h.client.callTool(
         { name: "wait_for_analysis", arguments: {} },

@@ -2,21 +2,21 @@
  * What a TypeScript backend gives the worker's MCP server: its status, its tool handlers and its
  * lifecycle. One backend instance serves one database.
  */
+import type { Config } from "../src/config.ts";
+import type { Logger } from "../src/log.ts";
 import type { ToolSpec } from "../src/protocol/catalog/spec.ts";
+import type { AnalysisState, WorkerStatus } from "../src/protocol/worker_status.ts";
 
-/** Where a database is in its life. */
-export type AnalysisState = "loading" | "analysing" | "ready" | "failed";
-
-/** The worker's status, as `_status` reports it. */
-export interface AnalysisStatus {
-  state: AnalysisState;
-  /** 0..1 when known. */
-  progress?: number;
-  message?: string;
-  /** Set when `state` is `failed`: the error payload. */
-  error?: { error: string; error_type: string; detail: Record<string, unknown> };
-  seconds?: number;
+/** What a backend gets besides its file. */
+export interface BackendEnv {
+  config: Config;
+  log: Logger;
 }
+
+/** The worker's status, as `_status` reports it (one schema for both sides). */
+export type AnalysisStatus = WorkerStatus;
+/** Where a database is in its life. */
+export type { AnalysisState };
 
 /** What a handler may use while it runs. */
 export interface HandlerContext {

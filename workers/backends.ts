@@ -2,18 +2,10 @@
  * The backends a worker can run, by name. Only the worker imports engine code; the supervisor
  * knows backends through `src/supervisor/backends.ts`.
  */
-import type { Config } from "../src/config.ts";
 import { RemcpError } from "../src/errors.ts";
-import type { Logger } from "../src/log.ts";
-import type { Backend } from "./backend.ts";
+import type { Backend, BackendEnv } from "./backend.ts";
 import { createEmbedded, openEmbedded } from "./embedded/embedded_backend.ts";
 import { openRizin } from "./rizin/rizin_backend.ts";
-
-/** What a backend gets besides its file. */
-export interface BackendEnv {
-  config: Config;
-  log: Logger;
-}
 
 /** Starts `name` on `path`; the backend loads and analyses in the background. */
 export function openBackend(

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { defineTool, READ_ONLY, STATEFUL } from "../src/protocol/catalog/spec.ts";
+import { WorkerStatusSchema } from "../src/protocol/worker_status.ts";
 import { type Backend, impl, type ToolImpl } from "./backend.ts";
 
 /** `_status`: the worker's analysis state. */
@@ -11,17 +12,7 @@ export const statusSpec = defineTool({
   name: "_status",
   description: "Internal: analysis status of this worker's database.",
   input: z.strictObject({}),
-  output: z.object({
-    state: z.string(),
-    progress: z.number().optional(),
-    message: z.string().optional(),
-    seconds: z.number().optional(),
-    error: z.object({
-      error: z.string(),
-      error_type: z.string(),
-      detail: z.record(z.string(), z.unknown()),
-    }).optional(),
-  }),
+  output: WorkerStatusSchema,
   annotations: READ_ONLY,
   tags: ["internal"],
 });

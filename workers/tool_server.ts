@@ -3,6 +3,7 @@
  * checks arguments, refuses tools while the database is analysing, applies the output cap and
  * turns every failure into an `{error, error_type, detail}` result.
  */
+import { progressNote } from "../src/protocol/progress.ts";
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { RemcpError } from "../src/errors.ts";
 import { errorResult, fitToCap, okResult, type ToolResult } from "../src/protocol/results.ts";
@@ -51,15 +52,7 @@ export function createToolServer(
       signal: ctx.mcpReq.signal,
       progress(done, total, message) {
         if (progressToken === undefined) return;
-        void ctx.mcpReq.notify({
-          method: "notifications/progress",
-          params: {
-            progressToken,
-            progress: done,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined ? { message } : {}),
-          },
-        }).catch(() => {});
+        void ctx.mcpReq.notify(progressNote(progressToken, done, total, message)).catch(() => {});
       },
     };
     const result = await runTool(backend, tool, request.params.arguments, hctx, options);
@@ -95,7 +88,7 @@ export async function runTool(
     }
     return okResult(fitToCap(value, options.maxOutputBytes));
   } catch (err) {
-    return errorResult(err);
+    return errorResult(err, options.maxOutputBytes);
   }
 }
 
@@ -112,8 +105,8 @@ function refuseUnlessReady(backend: Backend): void {
   const pct = status.progress !== undefined ? ` (${Math.round(status.progress * 100)}%)` : "";
   throw new RemcpError(
     "Busy",
-    `The database is still ${status.state}${pct}: call wait_for_analysis first, ` +
-      `then retry this call`,
+    `The database is still ${status.state}${pct}: call wait_for_analysis first, then retry ` +
+      `this call (format, data and symbol tools already work while it analyses)`,
     {
       state: status.state,
       ...(status.progress !== undefined ? { progress: status.progress } : {}),

@@ -13,8 +13,34 @@ import { internalTools, openTool } from "./internal_tools.ts";
 import type { ToolImpl } from "./backend.ts";
 import { LineTransport } from "../src/line_transport.ts";
 
-/** Runs the worker until its stdin closes or it is told to stop. */
-export async function workerMain(args: string[]): Promise<number> {
+/** Where a worker reads requests and writes answers. */
+export interface WorkerIo {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+}
+
+/** Runs the worker process until its stdin closes or SIGTERM. */
+export function workerMain(args: string[]): Promise<number> {
+  const stop = new AbortController();
+  Deno.addSignalListener("SIGTERM", () => stop.abort());
+  return serveWorker(
+    args,
+    { readable: Deno.stdin.readable, writable: Deno.stdout.writable },
+    Deno.env.toObject(),
+    stop.signal,
+  );
+}
+
+/**
+ * Serves one database over `io` until the input ends or `stop` aborts: the whole worker, with
+ * no process of its own (the process entry is {@link workerMain}; tests run it in-process).
+ */
+export async function serveWorker(
+  args: string[],
+  io: WorkerIo,
+  env: Record<string, string>,
+  stop?: AbortSignal,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -26,7 +52,7 @@ export async function workerMain(args: string[]): Promise<number> {
     allowPositionals: true,
   });
   const path = positionals[0];
-  const config = loadConfig(Deno.env.toObject());
+  const config = loadConfig(env);
   const log = createLogger(
     `worker:${values.backend}`,
     stderrSink(config.logLevel, config.logDir, "worker"),
@@ -66,8 +92,8 @@ export async function workerMain(args: string[]): Promise<number> {
     tools.set(t.spec.name, t);
   }
   const transport: LineTransport = new LineTransport({
-    readable: Deno.stdin.readable,
-    writable: Deno.stdout.writable,
+    readable: io.readable,
+    writable: io.writable,
     answerBadInput: true,
     intercept: fastToolCalls((name, args, ctx) => {
       const tool = tools.get(name);
@@ -78,7 +104,10 @@ export async function workerMain(args: string[]): Promise<number> {
     transport,
     onerror: (err) => log.debug(`protocol: ${err.message}`),
   });
-  const stop = async (why: string) => {
+  let stopping = false;
+  const finish = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info(`stopping: ${why}`);
     try {
       await backend.save();
@@ -88,8 +117,8 @@ export async function workerMain(args: string[]): Promise<number> {
     }
     closed.resolve();
   };
-  Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
-  void transport.ended.then(() => stop("stdin closed"));
+  stop?.addEventListener("abort", () => void finish("SIGTERM"), { once: true });
+  void transport.ended.then(() => finish("stdin closed"));
   await closed.promise;
   await handle.close().catch(() => {});
   return 0;

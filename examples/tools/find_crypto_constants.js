@@ -6,11 +6,13 @@
 // search_immediate — and reports the functions that use each one, through xrefs_to and
 // get_function.
 
-/** Tables, as the first 16 bytes in memory. Word tables are listed in both byte orders. */
+/** Tables, as their first 16 bytes in memory. Word tables are listed in both byte orders. */
 const TABLES = [
   { algorithm: "AES", constant: "S-box", bytes: "637c777bf26b6fc53001672bfed7ab76" },
   { algorithm: "AES", constant: "inverse S-box", bytes: "52096ad53036a538bf40a39e81f3d7fb" },
   ...words("CRC-32", "table (poly 0xEDB88320)", [0x00000000, 0x77073096, 0xee0e612c, 0x990951ba]),
+  // gzip and zlib's older builds keep the table as `unsigned long` entries: 8 bytes on LP64.
+  ...words("CRC-32", "table of 64-bit entries (poly 0xEDB88320)", [0, 0x77073096], 8),
   ...words("SHA-256", "round constants K", [0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5]),
   ...words("SHA-256", "initial hash H", [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a]),
   ...words("MD5", "sine table T", [0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee]),
@@ -30,9 +32,10 @@ const IMMEDIATES = [
   { algorithm: "ChaCha/Salsa20", constant: '"expa" of "expand 32-byte k"', value: 0x61707865 },
 ];
 
-function words(algorithm, constant, values) {
+/** Both byte orders of `values` as words of `size` bytes (4, or 8 with the value zero-extended). */
+function words(algorithm, constant, values, size = 4) {
   const hex = (v, le) => {
-    const b = [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
+    const b = [...Array(size - 4).fill(0), v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
     return (le ? b.reverse() : b).map((x) => x.toString(16).padStart(2, "0")).join("");
   };
   return [

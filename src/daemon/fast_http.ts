@@ -9,7 +9,8 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
-import type { Supervisor } from "../supervisor/supervisor.ts";
+import type { Host } from "../supervisor/host.ts";
+import { progressNote } from "../protocol/progress.ts";
 
 const encoder = new TextEncoder();
 
@@ -20,7 +21,7 @@ const encoder = new TextEncoder();
 export function fastToolCall(
   request: Request,
   body: unknown,
-  sup: Supervisor,
+  sup: Host,
   session: string,
 ): Promise<Response> | undefined {
   if (!isPlainObject(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return;
@@ -73,16 +74,7 @@ export function fastToolCall(
             signal: ctl.signal,
             via: "client",
             progress(done, total, message) {
-              event({
-                jsonrpc: "2.0",
-                method: "notifications/progress",
-                params: {
-                  progressToken,
-                  progress: done,
-                  ...(total !== undefined ? { total } : {}),
-                  ...(message !== undefined ? { message } : {}),
-                },
-              });
+              event({ jsonrpc: "2.0", ...progressNote(progressToken, done, total, message) });
             },
           });
           event({ jsonrpc: "2.0", id, result });

@@ -7,7 +7,7 @@
 import { createMcpHandler, readRequestBody } from "@modelcontextprotocol/server";
 import { VERSION } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { Supervisor } from "../supervisor/supervisor.ts";
+import type { Host } from "../supervisor/host.ts";
 import { createServer } from "../supervisor/server.ts";
 import type { Activity } from "./activity.ts";
 import { DEFAULT_SESSION, type Health, SESSION_HEADER, SESSION_PATTERN } from "./control.ts";
@@ -16,7 +16,7 @@ import { createGuard } from "./guard.ts";
 
 /** What the handler serves and reports. */
 export interface DaemonHandlerOptions {
-  sup: Supervisor;
+  sup: Host;
   activity: Activity;
   log: Logger;
   token: string;

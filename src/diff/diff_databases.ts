@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool, READ_ONLY } from "../protocol/catalog/spec.ts";
 import { Hex } from "../protocol/params.ts";
 import { compileFilter, hex, pageOf } from "../protocol/paging.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { evidenceOf } from "./match.ts";
 import { identical } from "./similarity.ts";

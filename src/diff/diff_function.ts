@@ -4,7 +4,7 @@ import { RemcpError } from "../errors.ts";
 import { defineTool, READ_ONLY } from "../protocol/catalog/spec.ts";
 import { Address, Hex } from "../protocol/params.ts";
 import { hex } from "../protocol/paging.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 import { matchBlocks } from "./blocks.ts";
 import { callerFor, type ToolCaller } from "./gather.ts";
 import { readFunction } from "./function_view.ts";

@@ -6,7 +6,7 @@
  */
 import { RemcpError } from "../errors.ts";
 import { resultValue } from "../protocol/results.ts";
-import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host } from "../supervisor/host.ts";
 import { computeFeatures, type FeatureInsn, type FunctionFeatures } from "./features.ts";
 import { hashText } from "./hash.ts";
 
@@ -19,7 +19,7 @@ export type ToolCaller = (name: string, args: Record<string, unknown>) => Promis
 type Obj = Record<string, unknown>;
 
 /** A ToolCaller bound to database `id`, going through the supervisor like `call` does. */
-export function callerFor(sup: Supervisor, id: string, ctx: CallContext): ToolCaller {
+export function callerFor(sup: Host, id: string, ctx: CallContext): ToolCaller {
   return async (name, args) => {
     if (ctx.signal.aborted) throw cancelled();
     const r = await sup.callTool(name, { ...args, database: id }, { ...ctx, via: "call" });

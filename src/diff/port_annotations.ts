@@ -8,7 +8,7 @@ import { RemcpError } from "../errors.ts";
 import { ANNOTATE, defineTool } from "../protocol/catalog/spec.ts";
 import { Hex } from "../protocol/params.ts";
 import { hex } from "../protocol/paging.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { callerFor, type ToolCaller } from "./gather.ts";
 import type { DiffService } from "./service.ts";

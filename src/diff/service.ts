@@ -4,7 +4,7 @@
  * supervisor: diffTools() makes it and the three diff tools share it.
  */
 import { RemcpError } from "../errors.ts";
-import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host } from "../supervisor/host.ts";
 import type { FunctionFeatures } from "./features.ts";
 import {
   callerFor,
@@ -54,7 +54,7 @@ export class DiffService {
 
   /** The diff of databases `a` and `b` (cached while neither changes). */
   async diff(
-    sup: Supervisor,
+    sup: Host,
     a: string,
     b: string,
     ctx: CallContext,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
 import { toErrorPayload } from "../errors.ts";
 import { byteLength, resultError, resultValue } from "../protocol/results.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 
 export const batchSpec = defineTool({
   name: "batch",

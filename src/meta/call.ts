@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { resultValue } from "../protocol/results.ts";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 
 export const callSpec = defineTool({
   name: "call",

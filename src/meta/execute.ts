@@ -5,12 +5,10 @@
  */
 import { z } from "zod";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
+import { MAX_EXECUTE_SECONDS } from "../sandbox/limits.ts";
 import { shrinkValue } from "./shrink.ts";
 import { runScript } from "./run_script.ts";
-
-/** Longest script run. */
-export const MAX_EXECUTE_SECONDS = 600;
 
 export const executeSpec = defineTool({
   name: "execute",

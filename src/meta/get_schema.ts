@@ -3,7 +3,7 @@ import { z } from "zod";
 import { RemcpError } from "../errors.ts";
 import { defineTool, READ_ONLY } from "../protocol/catalog/spec.ts";
 import { inputJsonSchema, outputJsonSchema } from "../protocol/validate.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import type { LocalHandler } from "../supervisor/host.ts";
 import { invokeSignature } from "./typings.ts";
 
 export const getSchemaSpec = defineTool({

@@ -5,7 +5,7 @@
 import { resultValue } from "../protocol/results.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
 import type { SandboxRunStats } from "../sandbox/pool.ts";
-import type { CallContext, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host } from "../supervisor/host.ts";
 
 /** What a script run needs. */
 export interface ScriptRun {
@@ -28,7 +28,7 @@ export interface ScriptResult {
 
 /** Runs `run.code`; every invoke goes through `sup.callTool` as a call `via: "execute"`. */
 export async function runScript(
-  sup: Supervisor,
+  sup: Host,
   ctx: CallContext,
   run: ScriptRun,
 ): Promise<ScriptResult> {

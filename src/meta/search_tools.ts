@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { compileFilter } from "../protocol/paging.ts";
 import { defineTool, READ_ONLY, summaryOf, type ToolSpec } from "../protocol/catalog/spec.ts";
-import type { LocalHandler, Supervisor } from "../supervisor/supervisor.ts";
+import type { Host, LocalHandler } from "../supervisor/host.ts";
 import { briefSignature, invokeSignature } from "./typings.ts";
 
 export const searchToolsSpec = defineTool({
@@ -31,7 +31,7 @@ export const searchToolsSpec = defineTool({
 });
 
 /** The tools `search_tools` may reveal: enabled ones, minus internal ones. */
-export function searchable(sup: Supervisor): { spec: ToolSpec; listed: boolean }[] {
+export function searchable(sup: Host): { spec: ToolSpec; listed: boolean }[] {
   return [...sup.entries.values()]
     .filter((e) => sup.enabled(e) && !e.spec.name.startsWith("_"))
     .map((e) => ({ spec: e.spec, listed: sup.listed(e) }));

@@ -1,5 +1,5 @@
 /**
- * Address expressions (DESIGN §3.7). Every address parameter accepts, in this order: `0x…` hex;
+ * Address expressions (docs/ARCHITECTURE.md). Every address parameter accepts, in this order: `0x…` hex;
  * all-digit decimal; a symbol or function name; `name+0x10` / `.text+0x20` / `name-8`
  * expressions; bare hex as a last resort (so `add`, `dead`, `cafe` resolve as names when such
  * names exist).

@@ -1,9 +1,9 @@
 /**
- * The result rules of DESIGN §3.5: structured content is always an object, the text content is
+ * The result rules (docs/ARCHITECTURE.md §2): structured content is always an object, the text content is
  * the same object serialized compactly, pages are cut to fit the output cap, long text is cut at
  * a line end, and nothing ever emits cut, invalid JSON.
  */
-import { fromErrorPayload, RemcpError, toErrorPayload } from "../errors.ts";
+import { type ErrorPayload, fromErrorPayload, RemcpError, toErrorPayload } from "../errors.ts";
 
 /** Default cap on one result's serialized size (REMCP_MAX_OUTPUT_BYTES). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 128 * 1024;
@@ -44,8 +44,40 @@ export function okResult(value: Record<string, unknown>): ToolResult {
  * output schema: with structured content the agent would read a schema complaint instead of the
  * error. Every client reads the text.
  */
-export function errorResult(err: unknown): ToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(toErrorPayload(err)) }], isError: true };
+export function errorResult(err: unknown, maxBytes = DEFAULT_MAX_OUTPUT_BYTES): ToolResult {
+  const payload = toErrorPayload(err);
+  let text = JSON.stringify(payload);
+  if (byteLength(text) > maxBytes) text = JSON.stringify(shrinkError(payload, maxBytes));
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * An error payload cut to fit `maxBytes` (at least 1 KiB): a large detail is replaced by its
+ * size, and the message keeps its head with a notice. Binary search on the kept length bounds
+ * the work to O(log n) serializations of at most the cap.
+ */
+function shrinkError(payload: ErrorPayload, maxBytes: number): Record<string, unknown> {
+  const cap = Math.max(1024, maxBytes);
+  const detailBytes = byteLength(JSON.stringify(payload.detail));
+  const detail = detailBytes > cap / 4
+    ? { detail_cut: true, detail_bytes: detailBytes }
+    : payload.detail;
+  const message = payload.error;
+  const build = (keep: number) => ({
+    ...payload,
+    error: keep >= message.length
+      ? message
+      : `${message.slice(0, keep)}… [cut: the message was ${message.length} characters]`,
+    detail,
+  });
+  let lo = 0;
+  let hi = Math.min(message.length, cap);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (byteLength(JSON.stringify(build(mid))) <= cap) lo = mid;
+    else hi = mid - 1;
+  }
+  return build(lo);
 }
 
 /**

@@ -96,3 +96,14 @@ Deno.test("paginate() filters with a case-insensitive regex and refuses nested q
   assert.throws(() => paginate(["a"], { filter: "(a+)+$" }, (s) => s, (s) => s), RemcpError);
   assert.throws(() => paginate(["a"], { filter: "([" }, (s) => s, (s) => s), RemcpError);
 });
+
+Deno.test("errorResult() keeps an error within the output cap, message head and code kept", () => {
+  const huge = "x".repeat(5 * 1024 * 1024);
+  const r = errorResult(new RemcpError("SandboxError", huge, { blob: huge }), 4096);
+  const text = r.content[0]!.text;
+  assert.ok(new TextEncoder().encode(text).length <= 4096, `error text is ${text.length} bytes`);
+  const payload = JSON.parse(text);
+  assert.equal(payload.error_type, "SandboxError");
+  assert.match(payload.error, /^x+… \[cut: the message was 5242880 characters\]$/);
+  assert.equal(payload.detail.detail_cut, true);
+});

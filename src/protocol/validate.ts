@@ -1,5 +1,5 @@
 /**
- * Argument checking at the boundary (DESIGN §3.5): a missing, mistyped or undeclared argument is
+ * Argument checking at the boundary (docs/ARCHITECTURE.md): a missing, mistyped or undeclared argument is
  * `InvalidArgument` naming it and the accepted ones; `null` for an optional parameter is absent.
  */
 import { z } from "zod";

@@ -1,8 +1,10 @@
 /**
  * `remcp run SCRIPT.js [FILES…]`: runs an execute script over files from the shell, with no MCP
  * client: the supervisor's pool and sandbox run in-process. Results go to stdout (one JSON value,
- * NDJSON or a JSON array), progress to stderr. Exit 0 when every file succeeded, 1 when any
- * script failed, 2 for bad usage.
+ * NDJSON in the order files finish, or a JSON array in input order), progress to stderr. An input
+ * that cannot be opened (missing, unreadable, not a regular file, not a binary) gets its own
+ * `OpenFailed` record and the rest of the batch runs. Exit 0 when every file succeeded, 1 when a
+ * script failed, 2 for bad usage or when an input could not be opened.
  */
 import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
@@ -12,7 +14,7 @@ import { createLogger, stderrSink } from "../log.ts";
 import { runScript } from "../meta/run_script.ts";
 import { resultValue } from "../protocol/results.ts";
 import { createSupervisor } from "../supervisor/create.ts";
-import type { CallContext } from "../supervisor/supervisor.ts";
+import type { CallContext } from "../supervisor/host.ts";
 import { createProgress, stderrProgressSink } from "./progress.ts";
 
 /** One file's outcome as printed. */
@@ -77,15 +79,6 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) return usage("--jobs takes 1 to 256");
   const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
   if (!(timeoutS > 0 && timeoutS <= 86_400)) return usage("--timeout takes seconds, > 0");
-  for (const f of positionals) {
-    try {
-      const st = await Deno.stat(f);
-      if (!st.isFile) return usage(`${f} is not a file`);
-    } catch (err) {
-      return usage(`cannot read ${f}: ${(err as Error).message}`);
-    }
-  }
-
   const cfg: Config = {
     ...config,
     ...(v.backend ? { defaultBackend: v.backend } : {}),
@@ -96,7 +89,9 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
   };
   const log = createLogger("run", stderrSink(cfg.logLevel, cfg.logDir, "run"));
-  const sup = createSupervisor(cfg, log);
+  const sup = createSupervisor(cfg, log, {
+    noDatabaseHint: "name the files after the script (remcp run SCRIPT.js FILES…)",
+  });
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   Deno.addSignalListener("SIGINT", onSigint);
@@ -114,9 +109,10 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     stderrProgressSink,
     !!v.quiet || mode === "single",
   );
-  const results: FileResult[] = [];
-  const emit = (r: FileResult) => {
-    results.push(r);
+  // Indexed by input position, so --json prints in input order whatever order files finish in.
+  const results: (FileResult | undefined)[] = [];
+  const emit = (index: number, r: FileResult) => {
+    results[index] = r;
     if (mode === "ndjson") console.log(JSON.stringify(r));
   };
   const ctxFor = (session: string): CallContext => ({
@@ -188,11 +184,12 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !abort.signal.aborted) {
-      const files = queue[next++]!;
+      const index = next++;
+      const files = queue[index]!;
       progress.start(files.length === 0 ? scriptName : files.join(" -> "));
       const r = await one(files);
       progress.done(r.file, r.ok);
-      if (!abort.signal.aborted || r.ok) emit(r);
+      if (!abort.signal.aborted || r.ok) emit(index, r);
     }
   };
   try {
@@ -203,9 +200,10 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     Deno.removeSignalListener("SIGTERM", onSigint);
     await sup.shutdown();
   }
-  if (mode === "json") console.log(JSON.stringify(results, null, 2));
+  const done = results.filter((r) => r !== undefined);
+  if (mode === "json") console.log(JSON.stringify(done, null, 2));
   if (mode === "single") {
-    const r = results[0];
+    const r = done[0];
     if (r?.logs) {
       Deno.stderr.writeSync(
         new TextEncoder().encode(r.logs.endsWith("\n") ? r.logs : r.logs + "\n"),
@@ -215,7 +213,8 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     else if (r) console.error(`remcp run: ${r.error?.error_type}: ${r.error?.message}`);
   }
   if (abort.signal.aborted) return 130;
-  return results.every((r) => r.ok) && results.length === queue.length ? 0 : 1;
+  if (done.some((r) => r.error?.error_type === "OpenFailed")) return 2;
+  return done.every((r) => r.ok) && done.length === queue.length ? 0 : 1;
 }
 
 function secs(started: number): number {

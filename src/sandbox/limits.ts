@@ -1,5 +1,5 @@
 /**
- * Per-run limits of the `execute` sandbox and their defaults (DESIGN §4).
+ * Per-run limits of the `execute` sandbox and their defaults (docs/ARCHITECTURE.md).
  */
 
 /** The limits one sandbox run is held to. */
@@ -20,6 +20,9 @@ const KIB = 1024;
 const MIB = 1024 * KIB;
 
 /** WebAssembly page size. */
+/** Longest script run (execute, script tools, remcp run), in seconds. */
+export const MAX_EXECUTE_SECONDS = 600;
+
 export const WASM_PAGE_BYTES = 64 * KIB;
 
 /** The QuickJS build declares 256 pages as its initial memory, so no run gets less. */

@@ -15,45 +15,8 @@ import {
 import baseVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import wasmBytes from "@jitl/quickjs-ng-wasmfile-release-sync/wasm" with { type: "bytes" };
 import { type Limits, MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
-import type { GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
-import { runScript } from "./_run_script.ts";
-
-/** The outcome of one invoke, as the host reports it to the engine. */
-export type InvokeOutcome =
-  | { ok: true; valueJson: string }
-  | { ok: false; error: WireError };
-
-/** What the engine needs from whoever runs it. */
-export interface EngineHost {
-  /** Runs a tool for the script; `argsJson` is a JSON object. Never rejects. */
-  invoke(callId: number, name: string, argsJson: string): Promise<InvokeOutcome>;
-  /** Console output, already formatted and within the log budget. */
-  log(level: GuestLogLevel, text: string): void;
-}
-
-/** One run's input. */
-export interface EngineRun {
-  code: string;
-  globals: Readonly<Record<string, GlobalValue>>;
-  limits: Limits;
-  /** Aborting ends the run with `Cancelled` the next time the script waits on an invoke. */
-  signal?: AbortSignal | undefined;
-}
-
-/** One run's outcome. `resultJson` is the result serialized by the guest. */
-export type EngineOutcome =
-  & ({ ok: true; resultJson: string } | { ok: false; error: WireError })
-  & {
-    stats: RunStats;
-    /**
-     * Whether every handle, the context and the runtime were disposed without error. A run that
-     * ended on a limit abandons its instance to the garbage collector instead, and is not clean.
-     */
-    clean: boolean;
-  };
-
-/** Evaluate a global script with top-level `await`; the result is a promise of `{value}`. */
-export const JS_EVAL_FLAG_ASYNC = 1 << 7;
+import { runGuest } from "./_guest_run.ts";
+import type { EngineHost, EngineOutcome, EngineRun } from "./engine_types.ts";
 
 /** The QuickJS engine, its WebAssembly compiled once; each run instantiates it afresh. */
 export class SandboxEngine {
@@ -77,7 +40,7 @@ export class SandboxEngine {
   /** Runs one script in a fresh instance. Never rejects: every failure is an outcome. */
   async run(run: EngineRun, host: EngineHost): Promise<EngineOutcome> {
     const { runtime, memory } = await this.#instantiate(run.limits.memoryBytes);
-    return await runScript({ runtime, memory, run, host });
+    return await runGuest({ runtime, memory, run, host });
   }
 
   async #instantiate(

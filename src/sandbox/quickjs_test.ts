@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { resolveLimits } from "./limits.ts";
 import type { GlobalValue, GuestLogLevel } from "./protocol.ts";
-import {
-  type EngineHost,
-  type EngineOutcome,
-  type InvokeOutcome,
-  SandboxEngine,
-} from "./quickjs.ts";
+import type { EngineHost, EngineOutcome, InvokeOutcome } from "./engine_types.ts";
+import { SandboxEngine } from "./quickjs.ts";
 
 const engine = await SandboxEngine.load();
 

@@ -14,7 +14,8 @@ import {
   type RunMessage,
   type WireError,
 } from "./protocol.ts";
-import type { EngineOutcome, InvokeOutcome, SandboxEngine } from "./quickjs.ts";
+import type { EngineOutcome, InvokeOutcome } from "./engine_types.ts";
+import type { SandboxEngine } from "./quickjs.ts";
 
 /**
  * `import` (remote module loading) is a runtime permission that Deno's type declarations do not

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { resolveLimits } from "./limits.ts";
 import { type InvokeHandler, SandboxPool } from "./pool.ts";
-import { type EngineHost, SandboxEngine } from "./quickjs.ts";
+import type { EngineHost } from "./engine_types.ts";
+import { SandboxEngine } from "./quickjs.ts";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -2,8 +2,9 @@
  * Management tools for script tools: `define_tool`, `delete_tool` and `list_script_tools`.
  */
 import { z } from "zod";
-import { defineTool, READ_ONLY, type ToolSpec } from "../protocol/catalog/spec.ts";
-import type { LocalHandler } from "../supervisor/supervisor.ts";
+import { defineTool, READ_ONLY } from "../protocol/catalog/spec.ts";
+import { type LocalTool, localTool } from "../supervisor/host.ts";
+import type { ScriptTools } from "./registry.ts";
 import { MAX_SOURCE_BYTES } from "./source.ts";
 
 export const defineToolSpec = defineTool({
@@ -71,57 +72,50 @@ export const listScriptToolsSpec = defineTool({
   tags: ["management", "script", "tools"],
 });
 
-const defineToolHandler: LocalHandler = async (sup, args) => {
-  const a = args as z.output<typeof defineToolSpec.input>;
-  const scripts = sup.scripts;
-  await scripts.ready();
-  const def = await scripts.compile(a.code, "define_tool");
-  const previous = scripts.defs.get(def.spec.name);
-  scripts.assertDefinable(def.spec.name);
-  let file: string | undefined;
-  if (a.persist) {
-    file = scripts.fileFor(def, previous);
-    await scripts.persist(def, file);
-    def.origin = file;
-  }
-  const { replaced } = scripts.add(def);
-  const entry = sup.entries.get(def.spec.name)!;
-  return { name: def.spec.name, replaced, listed: sup.listed(entry), ...(file ? { file } : {}) };
-};
-
-const deleteToolHandler: LocalHandler = async (sup, args) => {
-  const a = args as z.output<typeof deleteToolSpec.input>;
-  await sup.scripts.ready();
-  const def = sup.scripts.defs.get(a.name);
-  const file = a.persist && def ? await sup.scripts.unpersist(def) : undefined;
-  sup.scripts.remove(a.name);
-  return { name: a.name, deleted: true, ...(file ? { file } : {}) };
-};
-
-const listScriptToolsHandler: LocalHandler = async (sup) => {
-  const scripts = sup.scripts;
-  await scripts.ready();
-  const tools = [...scripts.defs.values()].map((d) => {
-    const entry = sup.entries.get(d.spec.name);
-    return {
-      name: d.spec.name,
-      summary: d.spec.description.split("\n")[0]!,
-      scope: d.scope,
-      listed: entry ? sup.listed(entry) : false,
-      origin: d.origin,
-      timeout_s: d.timeoutMs / 1000,
-    };
-  });
-  return {
-    tools_dir: scripts.dir ?? null,
-    tools,
-    problems: [...scripts.problems],
-  };
-};
-
-/** The script-tool management tools, in listing order. */
-export const SCRIPT_TOOL_MANAGEMENT: { spec: ToolSpec; handler: LocalHandler }[] = [
-  { spec: defineToolSpec, handler: defineToolHandler },
-  { spec: deleteToolSpec, handler: deleteToolHandler },
-  { spec: listScriptToolsSpec, handler: listScriptToolsHandler },
-] as unknown as { spec: ToolSpec; handler: LocalHandler }[];
+/** The script-tool management tools over `scripts`, in listing order. */
+export function scriptToolManagement(scripts: ScriptTools): LocalTool[] {
+  return [
+    localTool(defineToolSpec, async (sup, a) => {
+      await scripts.ready();
+      const def = await scripts.compile(a.code, "define_tool");
+      const previous = scripts.defs.get(def.spec.name);
+      scripts.assertDefinable(def.spec.name);
+      let file: string | undefined;
+      if (a.persist) {
+        file = scripts.fileFor(def, previous);
+        await scripts.persist(def, file);
+        def.origin = file;
+      }
+      const { replaced } = scripts.add(def);
+      const entry = sup.entries.get(def.spec.name)!;
+      return {
+        name: def.spec.name,
+        replaced,
+        listed: sup.listed(entry),
+        ...(file ? { file } : {}),
+      };
+    }),
+    localTool(deleteToolSpec, async (_sup, a) => {
+      await scripts.ready();
+      const def = scripts.defs.get(a.name);
+      const file = a.persist && def ? await scripts.unpersist(def) : undefined;
+      scripts.remove(a.name);
+      return { name: a.name, deleted: true, ...(file ? { file } : {}) };
+    }),
+    localTool(listScriptToolsSpec, async (sup) => {
+      await scripts.ready();
+      const tools = [...scripts.defs.values()].map((d) => {
+        const entry = sup.entries.get(d.spec.name);
+        return {
+          name: d.spec.name,
+          summary: d.spec.description.split("\n")[0]!,
+          scope: d.scope,
+          listed: entry ? sup.listed(entry) : false,
+          origin: d.origin,
+          timeout_s: d.timeoutMs / 1000,
+        };
+      });
+      return { tools_dir: scripts.dir ?? null, tools, problems: [...scripts.problems] };
+    }),
+  ];
+}

@@ -4,7 +4,7 @@
  */
 import { basename, dirname, join, resolve } from "node:path";
 import { RemcpError, toErrorPayload } from "../errors.ts";
-import type { Supervisor } from "../supervisor/supervisor.ts";
+import type { Host } from "../supervisor/host.ts";
 import { scriptToolHandler } from "./run.ts";
 import { MAX_SOURCE_BYTES, specProgram } from "./source.ts";
 import { checkSpec, type ScriptToolDef } from "./spec.ts";
@@ -23,14 +23,14 @@ const TOOL_FILE = /\.m?js$/;
 
 /** The script tools registry; the supervisor owns one. */
 export class ScriptTools {
-  readonly #sup: Supervisor;
+  readonly #sup: Host;
   readonly #defs = new Map<string, ScriptToolDef>();
   #problems: ScriptToolProblem[] = [];
   #dir: string | undefined;
   #ready: Promise<void> = Promise.resolve();
   #loading = false;
 
-  constructor(sup: Supervisor) {
+  constructor(sup: Host) {
     this.#sup = sup;
   }
 

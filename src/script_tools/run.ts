@@ -5,7 +5,7 @@
  */
 import { type ErrorDetail, isErrorCode, RemcpError } from "../errors.ts";
 import { resultError, resultValue } from "../protocol/results.ts";
-import type { CallContext, LocalHandler, Supervisor } from "../supervisor/supervisor.ts";
+import type { CallContext, Host, LocalHandler } from "../supervisor/host.ts";
 import { PROGRESS_INVOKE, runGlobals, runProgram } from "./source.ts";
 import type { ScriptToolDef } from "./spec.ts";
 
@@ -24,7 +24,7 @@ export function scriptToolHandler(def: ScriptToolDef): LocalHandler {
         typeof a.database === "string" ? a.database : undefined,
         ctx.session,
       );
-      sup.pool.checkUsable(db);
+      sup.pool.checkAlive(db);
       database = db.id;
       delete a.database;
       await resolveAddresses(sup, ctx, def, a, database);
@@ -66,7 +66,7 @@ export function scriptToolHandler(def: ScriptToolDef): LocalHandler {
 
 /** Replaces each address argument by its `0x…` form, resolved in `database`. */
 async function resolveAddresses(
-  sup: Supervisor,
+  sup: Host,
   ctx: CallContext,
   def: ScriptToolDef,
   args: Record<string, unknown>,

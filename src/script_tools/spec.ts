@@ -6,7 +6,7 @@ import { z } from "zod";
 import { RemcpError } from "../errors.ts";
 import type { Annotations, ToolSpec } from "../protocol/catalog/spec.ts";
 import { CommonOutput } from "../protocol/params.ts";
-import { MAX_EXECUTE_SECONDS } from "../meta/execute.ts";
+import { MAX_EXECUTE_SECONDS } from "../sandbox/limits.ts";
 import { type AddressParam, convertInput, convertOutput, SchemaError } from "./json_schema.ts";
 import { SPEC_KEYS } from "./source.ts";
 

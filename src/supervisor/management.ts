@@ -5,10 +5,9 @@
 import { z } from "zod";
 import { RemcpError } from "../errors.ts";
 import { CommonOutput } from "../protocol/params.ts";
-import { defineTool, READ_ONLY, STATEFUL, type ToolSpec } from "../protocol/catalog/spec.ts";
-import type { CallContext, Supervisor } from "./supervisor.ts";
+import { defineTool, READ_ONLY, STATEFUL } from "../protocol/catalog/spec.ts";
+import { type LocalTool, localTool } from "./host.ts";
 import { probeBackends } from "./backends.ts";
-import { OPEN_TOOLS } from "./open_tools.ts";
 
 const DatabaseParam = z.string().min(1).max(128).optional().describe(
   "Database id from open_database (optional when exactly one is open)",
@@ -96,105 +95,77 @@ export const listBackends = defineTool({
   tags: ["management"],
 });
 
-type Handler = (
-  sup: Supervisor,
-  args: Record<string, unknown>,
-  ctx: CallContext,
-) => Promise<Record<string, unknown>>;
-
-/** A management tool: spec and handler. */
-export interface ManagementTool {
-  spec: ToolSpec;
-  handler: Handler;
-}
-
-/** Every management tool. */
-export const MANAGEMENT_TOOLS: ManagementTool[] = [
-  ...OPEN_TOOLS,
-  {
-    spec: closeDatabase as unknown as ToolSpec,
-    handler: async (sup, args, ctx) => {
-      const a = args as z.output<typeof closeDatabase.input>;
-      const db = sup.pool.resolve(a.database, ctx.session);
-      const r = await sup.pool.close(db, ctx.session, a.force ?? false);
-      const out: Record<string, unknown> = { database: db.id, ...r };
-      if (!r.closed) {
-        out.warnings = [{
-          code: "still_attached",
-          message: `${r.still_attached} other session(s) still use ${db.id}; it stays open ` +
-            `(pass force: true to close it for everyone)`,
-        }];
+/** The management tools acting on open databases; the opening tools are in open_tools.ts. */
+export const MANAGEMENT_TOOLS: LocalTool[] = [
+  localTool(closeDatabase, async (sup, a, ctx) => {
+    const db = sup.pool.resolve(a.database, ctx.session);
+    const r = await sup.pool.close(db, ctx.session, a.force ?? false);
+    const out: Record<string, unknown> = { database: db.id, ...r };
+    if (!r.closed) {
+      out.warnings = [{
+        code: "still_attached",
+        message: `${r.still_attached} other session(s) still use ${db.id}; it stays open ` +
+          `(pass force: true to close it for everyone)`,
+      }];
+    }
+    return out;
+  }),
+  localTool(saveDatabase, async (sup, a, ctx) => {
+    const db = sup.pool.resolve(a.database, ctx.session);
+    if (db.state === "crashed" || db.state === "failed") throw db.error!;
+    const r = await db.worker.callStructured("_save", {}, { timeoutMs: 60_000 });
+    return { database: db.id, ...r };
+  }),
+  localTool(listDatabases, (sup) =>
+    Promise.resolve({
+      items: sup.pool.list().map((d) => ({
+        database: d.id,
+        path: d.path,
+        backend: d.backend,
+        state: d.state,
+        ...(d.status.progress !== undefined && d.state === "analysing"
+          ? { progress: d.status.progress }
+          : {}),
+        sessions: d.sessions.size,
+        ...(d.worker.alive ? { pid: d.worker.pid } : {}),
+        ...(d.error ? { error: d.error.message } : {}),
+      })),
+    })),
+  localTool(waitForAnalysis, async (sup, a, ctx) => {
+    const db = sup.pool.resolve(a.database, ctx.session);
+    const timeoutMs = (a.timeout ?? 300) * 1000;
+    const deadline = Date.now() + timeoutMs;
+    let last = -1;
+    while (db.state === "loading" || db.state === "analysing") {
+      if (ctx.signal.aborted) {
+        throw new RemcpError("Cancelled", "wait_for_analysis was cancelled", {});
       }
-      return out;
-    },
-  },
-  {
-    spec: saveDatabase as unknown as ToolSpec,
-    handler: async (sup, args, ctx) => {
-      const a = args as z.output<typeof saveDatabase.input>;
-      const db = sup.pool.resolve(a.database, ctx.session);
-      if (db.state === "crashed" || db.state === "failed") throw db.error!;
-      const r = await db.worker.callStructured("_save", {}, { timeoutMs: 60_000 });
-      return { database: db.id, ...r };
-    },
-  },
-  {
-    spec: listDatabases as unknown as ToolSpec,
-    handler: (sup) =>
-      Promise.resolve({
-        items: sup.pool.list().map((d) => ({
-          database: d.id,
-          path: d.path,
-          backend: d.backend,
-          state: d.state,
-          ...(d.status.progress !== undefined && d.state === "analysing"
-            ? { progress: d.status.progress }
-            : {}),
-          sessions: d.sessions.size,
-          ...(d.worker.alive ? { pid: d.worker.pid } : {}),
-          ...(d.error ? { error: d.error.message } : {}),
-        })),
-      }),
-  },
-  {
-    spec: waitForAnalysis as unknown as ToolSpec,
-    handler: async (sup, args, ctx) => {
-      const a = args as z.output<typeof waitForAnalysis.input>;
-      const db = sup.pool.resolve(a.database, ctx.session);
-      const timeoutMs = (a.timeout ?? 300) * 1000;
-      const deadline = Date.now() + timeoutMs;
-      let last = -1;
-      while (db.state === "loading" || db.state === "analysing") {
-        if (ctx.signal.aborted) {
-          throw new RemcpError("Cancelled", "wait_for_analysis was cancelled", {});
-        }
-        if (Date.now() >= deadline) {
-          throw new RemcpError(
-            "Timeout",
-            `${db.id} is still ${db.state} after ${a.timeout ?? 300} s: call ` +
-              `wait_for_analysis again to keep waiting`,
-            { database: db.id, state: db.state, progress: db.status.progress ?? null },
-          );
-        }
-        const p = db.status.progress ?? 0;
-        if (p !== last) {
-          last = p;
-          ctx.progress(Math.round(p * 100), 100, db.status.message ?? db.state);
-        }
-        await Promise.race([db.settled, new Promise((r) => setTimeout(r, 100))]);
+      if (Date.now() >= deadline) {
+        throw new RemcpError(
+          "Timeout",
+          `${db.id} is still ${db.state} after ${a.timeout ?? 300} s: call ` +
+            `wait_for_analysis again to keep waiting`,
+          { database: db.id, state: db.state, progress: db.status.progress ?? null },
+        );
       }
-      if (db.state === "failed" || db.state === "crashed") throw db.error!;
-      ctx.progress(100, 100, "ready");
-      return {
-        database: db.id,
-        state: db.state,
-        ...(db.status.seconds !== undefined ? { seconds: db.status.seconds } : {}),
-      };
-    },
-  },
-  {
-    spec: listBackends as unknown as ToolSpec,
-    handler: (sup) =>
+      const p = db.status.progress ?? 0;
+      if (p !== last) {
+        last = p;
+        ctx.progress(Math.round(p * 100), 100, db.status.message ?? db.state);
+      }
+      await Promise.race([db.settled, new Promise((r) => setTimeout(r, 100))]);
+    }
+    if (db.state === "failed" || db.state === "crashed") throw db.error!;
+    ctx.progress(100, 100, "ready");
+    return {
+      database: db.id,
+      state: db.state,
+      ...(db.status.seconds !== undefined ? { seconds: db.status.seconds } : {}),
+    };
+  }),
+  localTool(
+    listBackends,
+    (sup) =>
       Promise.resolve({ default: sup.config.defaultBackend, items: probeBackends(sup.config) }),
-  },
+  ),
 ];

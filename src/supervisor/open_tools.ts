@@ -6,11 +6,10 @@ import { z } from "zod";
 import { join } from "node:path";
 import { RemcpError } from "../errors.ts";
 import { CommonOutput } from "../protocol/params.ts";
-import { defineTool, STATEFUL, type ToolSpec } from "../protocol/catalog/spec.ts";
+import { defineTool, STATEFUL } from "../protocol/catalog/spec.ts";
 import type { Database } from "./pool.ts";
-import type { CallContext, Supervisor } from "./supervisor.ts";
+import { type CallContext, type Host, type LocalTool, localTool } from "./host.ts";
 import { BACKEND_NAMES, probeBackends } from "./backends.ts";
-import type { ManagementTool } from "./management.ts";
 
 /** Largest sample open_data accepts. */
 export const MAX_DATA_BYTES = 64 * 1024 * 1024;
@@ -73,7 +72,7 @@ function openResult(db: Database, existing: boolean): Record<string, unknown> {
 }
 
 async function open(
-  sup: Supervisor,
+  sup: Host,
   args: {
     path: string;
     backend?: string | undefined;
@@ -163,39 +162,32 @@ function tooBig(bytes: number): RemcpError {
 }
 
 /** open_database and open_data. */
-export const OPEN_TOOLS: ManagementTool[] = [
-  {
-    spec: openDatabase as unknown as ToolSpec,
-    handler: (sup, args, ctx) => open(sup, args as Parameters<typeof open>[1], ctx),
-  },
-  {
-    spec: openData as unknown as ToolSpec,
-    handler: async (sup, args, ctx) => {
-      const a = args as z.output<typeof openData.input>;
-      const bytes = decodeSample(a);
-      if (bytes.length === 0) {
-        throw new RemcpError("InvalidArgument", "The sample is empty", { param: "data" });
-      }
-      const dir = await sup.tempDir();
-      const safe = sanitizeName(a.name);
-      const path = join(dir, `${crypto.randomUUID().slice(0, 8)}-${safe}`);
-      await Deno.writeFile(path, bytes, { mode: 0o600, createNew: true });
-      try {
-        return await open(
-          sup,
-          {
-            path,
-            backend: a.backend,
-            options: a.options,
-            force_new: true,
-          },
-          ctx,
+export const OPEN_TOOLS: LocalTool[] = [
+  localTool(openDatabase, (sup, args, ctx) => open(sup, args as Parameters<typeof open>[1], ctx)),
+  localTool(openData, async (sup, a, ctx) => {
+    const bytes = decodeSample(a);
+    if (bytes.length === 0) {
+      throw new RemcpError("InvalidArgument", "The sample is empty", { param: "data" });
+    }
+    const dir = await sup.tempDir();
+    const safe = sanitizeName(a.name);
+    const path = join(dir, `${crypto.randomUUID().slice(0, 8)}-${safe}`);
+    await Deno.writeFile(path, bytes, { mode: 0o600, createNew: true });
+    try {
+      return await open(
+        sup,
+        {
           path,
-        );
-      } catch (err) {
-        await Deno.remove(path).catch(() => {});
-        throw err;
-      }
-    },
-  },
+          backend: a.backend,
+          options: a.options,
+          force_new: true,
+        },
+        ctx,
+        path,
+      );
+    } catch (err) {
+      await Deno.remove(path).catch(() => {});
+      throw err;
+    }
+  }),
 ];

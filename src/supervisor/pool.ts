@@ -3,25 +3,17 @@
  * calls to one database while different databases run in parallel, tracks analysis state,
  * attaches and detaches sessions, and detects crashed workers.
  */
-import { basename } from "node:path";
+import { basename, isAbsolute, resolve as resolvePath } from "node:path";
 import { fromErrorPayload, RemcpError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolResult } from "../protocol/results.ts";
 import type { Config } from "../config.ts";
+import { type WorkerStatus, WorkerStatusSchema } from "../protocol/worker_status.ts";
 import { type CallOptions, type Spawner, WorkerProcess } from "./worker_process.ts";
 import { cancelSignalFor, isPythonBackend, PythonWorkers } from "./python_workers.ts";
 
 /** Where a database is in its life, as list_databases shows it. */
 export type DatabaseState = "loading" | "analysing" | "ready" | "failed" | "crashed" | "closed";
-
-/** Analysis status as the worker reports it. */
-export interface WorkerStatus {
-  state: string;
-  progress?: number;
-  message?: string;
-  seconds?: number;
-  error?: { error: string; error_type: string; detail: Record<string, unknown> };
-}
 
 /** One open database. */
 export interface Database {
@@ -61,6 +53,8 @@ export interface PoolDeps {
   spawn?: Spawner;
   /** Environment passed to workers. */
   env?: Record<string, string>;
+  /** What a call without an open database is told to do. */
+  noDatabaseHint?: string;
 }
 
 /** The set of open databases and their workers. */
@@ -205,7 +199,7 @@ export class WorkerPool {
     while (db.state === "loading" || db.state === "analysing") {
       try {
         const s = await db.worker.callStructured("_status", {}, { timeoutMs: 30_000 });
-        db.status = s as unknown as WorkerStatus;
+        db.status = WorkerStatusSchema.parse(s);
       } catch (err) {
         if (!db.worker.alive) return;
         this.#deps.log.warn(`status of ${db.id} failed: ${(err as Error).message}`);
@@ -258,7 +252,9 @@ export class WorkerPool {
       if (live.length === 0) {
         throw new RemcpError(
           "NoDatabase",
-          "No database is open: call open_database with a file path first",
+          `No database is open: ${
+            this.#deps.noDatabaseHint ?? "call open_database with a file path first"
+          }`,
           {},
         );
       }
@@ -284,19 +280,13 @@ export class WorkerPool {
     return db;
   }
 
-  /** Refuses calls to a database that is not ready, saying what to do instead. */
-  checkUsable(db: Database): void {
-    if (db.state === "ready") return;
+  /**
+   * Refuses a database whose worker is gone (crashed, or its open failed). Whether a tool may
+   * run while the file is still loading or analysing is the worker's decision alone (each tool
+   * declares it), so it is not made here.
+   */
+  checkAlive(db: Database): void {
     if (db.state === "crashed" || db.state === "failed") throw db.error ?? db.worker.crashError();
-    const pct = db.status.progress !== undefined
-      ? ` (${Math.round(db.status.progress * 100)}%)`
-      : "";
-    throw new RemcpError(
-      "Busy",
-      `Database ${db.id} is still ${db.state}${pct}: call wait_for_analysis ` +
-        `{"database":"${db.id}"} first, then retry`,
-      { database: db.id, state: db.state },
-    );
   }
 
   /** Calls a worker tool, serialized with the database's other calls. */
@@ -370,14 +360,15 @@ export class WorkerPool {
     this.#closing = true;
     const standby = this.#standby;
     this.#standby = undefined;
-    void standby?.then((w) => w?.close(1000));
-    await Promise.all(
-      this.list().map(async (db) => {
+    // Awaited like the others: a caller that exits after shutdown leaves no child behind.
+    await Promise.all([
+      standby?.then((w) => w?.close(1000)),
+      ...this.list().map(async (db) => {
         db.state = "closed";
         await db.worker.close(3000);
         this.#cleanupTemp(db);
       }),
-    );
+    ]);
     this.#dbs.clear();
   }
 }
@@ -406,14 +397,50 @@ function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** Resolves a path to its canonical form, refusing directories and unreadable files up front. */
-export async function canonicalFile(path: string): Promise<string> {
+/**
+ * Resolves a path to its canonical form, refusing directories and unreadable files up front.
+ * No shell stands between the agent and this path, so `~/` is expanded here (from HOME) and a
+ * relative path that is not found says which folder it was resolved against.
+ */
+export async function canonicalFile(
+  path: string,
+  env: { home?: string | undefined; cwd: () => string } = {
+    home: Deno.env.get("HOME"),
+    cwd: () => Deno.cwd(),
+  },
+): Promise<string> {
+  const given = path;
+  if (path === "~" || path.startsWith("~/")) {
+    if (!env.home) {
+      throw new RemcpError(
+        "OpenFailed",
+        `Cannot expand "~" in ${given}: HOME is not set; give the full path`,
+        { path: given },
+      );
+    }
+    path = env.home + path.slice(1);
+  } else if (path.startsWith("~")) {
+    throw new RemcpError(
+      "OpenFailed",
+      `${given} names another user's home folder, which remcp does not expand: give the full path`,
+      { path: given },
+    );
+  }
   let real: string;
   try {
-    real = await Deno.realPath(path);
+    real = await Deno.realPath(resolvePath(env.cwd(), path));
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
-      throw new RemcpError("OpenFailed", `No such file: ${path}; check the path`, { path });
+      const relative = !isAbsolute(path);
+      const where = resolvePath(env.cwd(), path);
+      throw new RemcpError(
+        "OpenFailed",
+        relative
+          ? `No such file: ${given} (a relative path, resolved against the server's folder ` +
+            `${env.cwd()} to ${where}); give the full path`
+          : `No such file: ${given}; check the path`,
+        { path: given, ...(relative ? { resolved: where } : {}) },
+      );
     }
     throw new RemcpError("OpenFailed", `Cannot resolve ${path}: ${(err as Error).message}`, {
       path,

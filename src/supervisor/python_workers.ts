@@ -14,7 +14,7 @@ import { jsonCatalog } from "../protocol/catalog/json_catalog.ts";
 import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import { saveSpec, statusSpec } from "../../workers/internal_tools.ts";
 import { ENTRY_SCRIPT, PROBE_SCRIPT, PYTHON_SCRIPTS } from "../../workers/python/scripts.ts";
-import type { BackendInfo } from "./backends.ts";
+import type { BackendInfo } from "./backend_info.ts";
 import type { Spawner } from "./worker_process.ts";
 
 /** The engine backends that run as Python workers. */
@@ -25,6 +25,21 @@ export const PYTHON_BACKENDS = ["ghidra", "ida", "binja"] as const;
  * REMCP_ENABLE_TEST_BACKEND=1, so the shared runtime is tested through the real supervisor.
  */
 export const TEST_BACKEND = "pytest-echo";
+
+/**
+ * The test engine's module, only when the tests enable it and only from a source checkout: it
+ * is not among the shipped scripts, so a bundle or an executable never carries it.
+ */
+function testScripts(env: Record<string, string | undefined>): Record<string, string> {
+  if (!testBackendEnabled(env)) return {};
+  const source = new URL("../../workers/python/tests/pytest_echo.py", import.meta.url);
+  if (source.protocol !== "file:") return {};
+  try {
+    return { "remcp/engines/pytest_echo.py": Deno.readTextFileSync(source) };
+  } catch {
+    return {};
+  }
+}
 
 /** Whether the environment enables {@link TEST_BACKEND}. */
 export function testBackendEnabled(env: Record<string, string | undefined>): boolean {
@@ -55,9 +70,16 @@ export class PythonWorkers {
   #specs: () => readonly ToolSpec[];
   #dir: string | undefined;
 
-  constructor(config: Config, specs: () => readonly ToolSpec[] = pythonCatalogSpecs) {
+  #env: Record<string, string | undefined>;
+
+  constructor(
+    config: Config,
+    specs: () => readonly ToolSpec[] = pythonCatalogSpecs,
+    env: Record<string, string | undefined> = Deno.env.toObject(),
+  ) {
     this.#config = config;
     this.#specs = specs;
+    this.#env = env;
   }
 
   /**
@@ -68,8 +90,9 @@ export class PythonWorkers {
   ensureScripts(): string {
     if (this.#dir) return this.#dir;
     const catalog = JSON.stringify(jsonCatalog(this.#specs(), VERSION), null, 1);
+    const scripts = { ...PYTHON_SCRIPTS, ...testScripts(this.#env) };
     const hash = createHash("sha256");
-    for (const [path, text] of Object.entries(PYTHON_SCRIPTS).sort(([a], [b]) => a < b ? -1 : 1)) {
+    for (const [path, text] of Object.entries(scripts).sort(([a], [b]) => a < b ? -1 : 1)) {
       hash.update(path).update("\0").update(text).update("\0");
     }
     hash.update(catalog);
@@ -78,7 +101,7 @@ export class PythonWorkers {
     if (!exists(join(dir, ".complete"))) {
       Deno.mkdirSync(root, { recursive: true });
       const tmp = Deno.makeTempDirSync({ dir: root, prefix: ".tmp-" });
-      for (const [path, text] of Object.entries(PYTHON_SCRIPTS)) {
+      for (const [path, text] of Object.entries(scripts)) {
         const target = join(tmp, path);
         Deno.mkdirSync(join(target, ".."), { recursive: true });
         Deno.writeTextFileSync(target, text);

@@ -3,7 +3,7 @@
  * `/exports`, `/entry_points`, `/statistics`.
  */
 import { ProtocolError } from "@modelcontextprotocol/server";
-import type { Supervisor } from "./supervisor.ts";
+import type { Host } from "./host.ts";
 
 /** The per-database resource templates. */
 export const RESOURCE_TEMPLATES = [
@@ -26,7 +26,7 @@ const KIND_TOOL: Record<string, string> = {
 };
 
 /** Concrete resources: the database list, and each ready database's resources. */
-export function listResources(sup: Supervisor): Record<string, unknown>[] {
+export function listResources(sup: Host): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [{
     uri: "remcp://databases",
     name: "databases",
@@ -47,7 +47,7 @@ export function listResources(sup: Supervisor): Record<string, unknown>[] {
 }
 
 /** Reads one resource as JSON text. */
-export async function readResource(sup: Supervisor, session: string, uri: string) {
+export async function readResource(sup: Host, session: string, uri: string) {
   const ctx = {
     session,
     signal: new AbortController().signal,

@@ -5,7 +5,8 @@
  */
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { VERSION } from "../config.ts";
-import type { CallContext, Supervisor } from "./supervisor.ts";
+import { progressNote } from "../protocol/progress.ts";
+import type { CallContext, Host } from "./host.ts";
 import { PROMPTS, renderPrompt } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 
@@ -24,7 +25,7 @@ export const INSTRUCTIONS = [
 ].join("\n");
 
 /** Creates the MCP server for one session. */
-export function createServer(sup: Supervisor, session: string): Server {
+export function createServer(sup: Host, session: string): Server {
   const server = new Server(
     { name: "remcp", version: VERSION },
     {
@@ -44,13 +45,13 @@ export function createServer(sup: Supervisor, session: string): Server {
   };
 
   server.setRequestHandler("tools/list", async () => {
-    await sup.scripts.ready();
+    await sup.toolsReady();
     return { tools: listTools(sup) as never };
   });
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name } = request.params;
-    if (!sup.find(name)) await sup.scripts.ready();
+    if (!sup.find(name)) await sup.toolsReady();
     const entry = sup.find(name);
     if (!entry) {
       throw new ProtocolError(-32602, `Unknown tool: ${name}; use search_tools to find one`);
@@ -62,15 +63,7 @@ export function createServer(sup: Supervisor, session: string): Server {
       via: "client",
       progress(done, total, message) {
         if (progressToken === undefined) return;
-        void ctx.mcpReq.notify({
-          method: "notifications/progress",
-          params: {
-            progressToken,
-            progress: done,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined ? { message } : {}),
-          },
-        }).catch(() => {});
+        void ctx.mcpReq.notify(progressNote(progressToken, done, total, message)).catch(() => {});
       },
     };
     const result = await sup.callTool(name, request.params.arguments, cctx);
@@ -102,7 +95,7 @@ export function createServer(sup: Supervisor, session: string): Server {
 }
 
 /** The tools/list entries this configuration shows. */
-export function listTools(sup: Supervisor): Record<string, unknown>[] {
+export function listTools(sup: Host): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const entry of sup.entries.values()) {
     if (!sup.listed(entry)) continue;

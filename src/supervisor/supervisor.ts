@@ -8,6 +8,7 @@ import { RemcpError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import {
+  byteLength,
   errorResult,
   fitToCap,
   okResult,
@@ -15,40 +16,16 @@ import {
   type ToolResult,
 } from "../protocol/results.ts";
 import { inputJsonSchema, outputJsonSchema, parseArguments } from "../protocol/validate.ts";
-import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
 import { WorkerPool } from "./pool.ts";
 import type { Spawner } from "./worker_process.ts";
-import { MANAGEMENT_TOOLS } from "./management.ts";
-import { backendHas, backendsWith } from "./backends.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
-import { ScriptTools } from "../script_tools/registry.ts";
-import { SCRIPT_TOOL_MANAGEMENT } from "../script_tools/management.ts";
+import type { CallContext, CatalogEntry, Host, LocalTool, ToolKind } from "./host.ts";
 
-/** Who is calling and how to report progress. */
-export interface CallContext {
-  session: string;
-  signal: AbortSignal;
-  progress(done: number, total?: number, message?: string): void;
-  /** How the call arrived: straight from a client, through a meta-tool, or from a script tool. */
-  via: "client" | "call" | "batch" | "execute" | "script";
-}
-
-/** A supervisor-side handler (management and meta-tools). */
-export type LocalHandler = (
-  sup: Supervisor,
-  args: Record<string, unknown>,
-  ctx: CallContext,
-) => Promise<Record<string, unknown>>;
-
-/** A tool as the supervisor knows it. */
-export interface CatalogEntry {
-  spec: ToolSpec;
-  /** `script`: a script tool (src/script_tools/), added and removed at run time. */
-  kind: "management" | "meta" | "worker" | "script";
-  handler?: LocalHandler;
-  /** A meta-tool that only calls worker tools, so call/batch/execute may run it (the diff tools). */
-  nestable?: boolean;
+/** Tools that are still being loaded (the tools folder): calls to unknown names wait for them. */
+export interface ToolSource {
+  readonly loading: boolean;
+  ready(): Promise<void>;
 }
 
 /** Options of the supervisor. */
@@ -56,21 +33,24 @@ export interface SupervisorOptions {
   config: Config;
   log: Logger;
   spawn?: Spawner;
-  metaTools?: { spec: ToolSpec; handler: LocalHandler; nestable?: boolean }[];
+  /** Supervisor-side tools by kind, in listing order (the composition root passes them). */
+  tools?: { kind: Exclude<ToolKind, "worker">; tools: LocalTool[] }[];
+  /** What a call without an open database is told to do (the default suits MCP clients). */
+  noDatabaseHint?: string;
 }
 
 const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
   "Database id from open_database (optional when exactly one is open)",
 );
+/** The part of every routed tool's input that the supervisor consumes. */
+const ROUTING_INPUT = z.object({ database: DATABASE_PARAM });
 
 /** The heart of remcp. */
-export class Supervisor {
+export class Supervisor implements Host {
   readonly config: Config;
   readonly log: Logger;
   readonly pool: WorkerPool;
   readonly entries = new Map<string, CatalogEntry>();
-  /** Script tools: loaded from the tools folder, defined at run time. */
-  readonly scripts: ScriptTools;
   #tempDir: string | undefined;
   #sandbox: SandboxPool | undefined;
   #callsInFlight = 0;
@@ -80,6 +60,9 @@ export class Supervisor {
     { input: Record<string, unknown>; output: Record<string, unknown> }
   >();
   #toolListeners = new Set<() => void>();
+  #sources: ToolSource[] = [];
+  /** Each backend's tools as its workers listed them (for the words of a refusal). */
+  #toolsByBackend = new Map<string, ReadonlySet<string>>();
 
   constructor(options: SupervisorOptions) {
     this.config = options.config;
@@ -88,21 +71,43 @@ export class Supervisor {
       config: options.config,
       log: options.log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
+      ...(options.noDatabaseHint ? { noDatabaseHint: options.noDatabaseHint } : {}),
     });
-    for (const t of [...MANAGEMENT_TOOLS, ...SCRIPT_TOOL_MANAGEMENT]) {
-      this.entries.set(t.spec.name, { spec: t.spec, kind: "management", handler: t.handler });
+    const groups = options.tools ?? [];
+    for (const group of groups.filter((g) => g.kind === "management")) {
+      for (const t of group.tools) this.#add("management", t);
     }
-    for (const t of options.metaTools ?? []) {
-      const nestable = t.nestable === true ? { nestable: true } : {};
-      this.entries.set(t.spec.name, {
-        spec: t.spec,
-        kind: "meta",
-        handler: t.handler,
-        ...nestable,
-      });
+    for (const group of groups.filter((g) => g.kind === "meta")) {
+      for (const t of group.tools) this.#add("meta", t);
     }
     for (const spec of WORKER_TOOLS) this.entries.set(spec.name, { spec, kind: "worker" });
-    this.scripts = new ScriptTools(this);
+  }
+
+  /** Adds supervisor-side tools of one kind (the composition root's wiring). */
+  addTools(kind: Exclude<ToolKind, "worker">, tools: LocalTool[]): void {
+    for (const t of tools) this.#add(kind, t);
+    // Listing order is by kind (management, meta, worker, script), whatever the wiring order.
+    const order: ToolKind[] = ["management", "meta", "worker", "script"];
+    const sorted = [...this.entries.values()].sort((a, b) =>
+      order.indexOf(a.kind) - order.indexOf(b.kind)
+    );
+    this.entries.clear();
+    for (const e of sorted) this.entries.set(e.spec.name, e);
+  }
+
+  #add(kind: ToolKind, t: LocalTool): void {
+    const nestable = t.nestable === true ? { nestable: true } : {};
+    this.entries.set(t.spec.name, { spec: t.spec, kind, handler: t.handler, ...nestable });
+  }
+
+  /** Adds a source of tools that load in the background (calls to unknown names wait on it). */
+  addToolSource(source: ToolSource): void {
+    this.#sources.push(source);
+  }
+
+  /** Resolves once every tool source has finished loading. */
+  async toolsReady(): Promise<void> {
+    await Promise.all(this.#sources.map((s) => s.ready()));
   }
 
   /** Adds or replaces a tool at run time (script tools) and tells the listeners. */
@@ -229,8 +234,8 @@ export class Supervisor {
 
   async #callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
     let entry = this.find(name);
-    if (!entry && this.scripts.loading) {
-      await this.scripts.ready();
+    if (!entry && this.#sources.some((s) => s.loading)) {
+      await this.toolsReady();
       entry = this.find(name);
     }
     if (!entry) {
@@ -263,7 +268,7 @@ export class Supervisor {
       if (!(err instanceof RemcpError)) {
         this.log.error(`${name} failed: ${err instanceof Error ? err.stack : err}`);
       }
-      return errorResult(err);
+      return errorResult(err, this.config.maxOutputBytes);
     }
   }
 
@@ -280,30 +285,41 @@ export class Supervisor {
       }
       args = { ...rawArgs as Record<string, unknown> };
     }
-    const dbArg = args.database;
+    // The routing half of the routed schema is applied here; the worker parses the rest against
+    // its own spec, so no argument is validated twice.
+    const { database } = parseArguments(name, ROUTING_INPUT, {
+      ...(args.database !== null && args.database !== undefined ? { database: args.database } : {}),
+    }) as { database?: string };
     delete args.database;
-    if (dbArg !== undefined && dbArg !== null && typeof dbArg !== "string") {
-      throw new RemcpError("InvalidArgument", `${name} parameter "database" must be a string`, {
-        param: "database",
-      });
-    }
-    const db = this.pool.resolve(dbArg ?? undefined, ctx.session);
-    if (!backendHas(db.backend, name) || !db.worker.tools.has(name)) {
+    const db = this.pool.resolve(database, ctx.session);
+    // Tool presence is the worker's own tools/list, never a hand-kept table.
+    this.#toolsByBackend.set(db.backend, db.worker.tools);
+    if (!db.worker.tools.has(name)) {
+      const others = [...this.#toolsByBackend].filter(([b, t]) => b !== db.backend && t.has(name))
+        .map(([b]) => b);
       throw new RemcpError(
         "Unsupported",
-        `${name} is not available on the ${db.backend} backend; backends that have it: ${
-          backendsWith(name).join(", ") || "none"
-        }`,
-        { tool: name, backend: db.backend, backends: backendsWith(name) },
+        `${name} is not available on the ${db.backend} backend: ` +
+          (others.length > 0
+            ? `backends that have it: ${others.join(", ")}; `
+            : "list_backends shows the other backends; ") +
+          `open the file with one of them (open_database {path, backend})`,
+        { tool: name, backend: db.backend, backends: others },
       );
     }
-    this.pool.checkUsable(db);
+    this.pool.checkAlive(db);
     const result = await this.pool.call(db, name, args, {
       signal: ctx.signal,
       onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
     });
-    // A worker's failure leaves in the one error shape, whatever shape the worker sent.
-    return result.isError ? errorResult(resultError(result, name)) : result;
+    // A worker's failure leaves in the one error shape: one already in it (text only, within the
+    // cap) passes as it came; anything else is re-shaped once.
+    if (!result.isError) return result;
+    const text = result.content[0]?.text ?? "";
+    if (result.structuredContent === undefined && byteLength(text) <= this.config.maxOutputBytes) {
+      return result;
+    }
+    return errorResult(resultError(result, name), this.config.maxOutputBytes);
   }
 
   /** Stops every worker and removes temporary files. */

@@ -9,8 +9,18 @@ import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
 
+/** What the pool needs of a started worker: a `Deno.ChildProcess`, or an in-process stand-in. */
+export interface WorkerChild {
+  readonly pid: number;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly status: Promise<Deno.CommandStatus>;
+  kill(signal?: Deno.Signal): void;
+}
+
 /** How to start a worker: the production spawner runs `remcp worker …` with Deno.Command. */
-export type Spawner = (args: string[], env: Record<string, string>) => Deno.ChildProcess;
+export type Spawner = (args: string[], env: Record<string, string>) => WorkerChild;
 
 /** The default spawner: this same program in worker mode. */
 export const spawnSelf: Spawner = (args, env) => {
@@ -37,7 +47,7 @@ export interface CallOptions {
 export class WorkerProcess {
   readonly pid: number;
   readonly exited: Promise<Deno.CommandStatus>;
-  #child: Deno.ChildProcess;
+  #child: WorkerChild;
   #client: RpcClient;
   #stderr: string[] = [];
   #alive = true;
@@ -48,7 +58,7 @@ export class WorkerProcess {
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
 
-  private constructor(child: Deno.ChildProcess, client: RpcClient, log: Logger) {
+  private constructor(child: WorkerChild, client: RpcClient, log: Logger) {
     this.#child = child;
     this.#client = client;
     this.#log = log;

@@ -4,10 +4,12 @@ import { parseAddress } from "../../src/protocol/address.ts";
 import { hex } from "../../src/protocol/paging.ts";
 import type { BinaryImage } from "./formats/image.ts";
 import type { NameIndex } from "./names.ts";
-import type { AnnotationStore } from "./store/store.ts";
+import type { AnnotationStore } from "../shared/store/store.ts";
 import type { CodeView } from "./code.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import type { FunctionInfo } from "./analysis/types.ts";
+import type { DecompilerCache } from "./decompiler/service.ts";
+import type { Prototype } from "./decompiler/abi/prototype.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -32,6 +34,10 @@ export interface EmbeddedDb {
   functionStart?: (address: number) => number | undefined;
   /** The default (non-user) name at an address, e.g. sub_401000, once analysis has run. */
   defaultName?: (address: number) => string | undefined;
+  /** Decompiled functions, by start (created on the first decompile_function). */
+  decompiler?: DecompilerCache;
+  /** The built-in prototype table, parsed on first use. */
+  prototypes?: Map<string, Prototype>;
 }
 
 /** Returns the loaded database or throws Busy. */

@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import { RemcpError, toErrorPayload } from "../../src/errors.ts";
 import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
-import type { BackendEnv } from "../backends.ts";
+import type { BackendEnv } from "../backend.ts";
 import type { EmbeddedDb } from "./db.ts";
 import { openImage } from "./formats/open_image.ts";
 import type { OpenOptions } from "./formats/image.ts";
@@ -19,6 +19,7 @@ import { annotationTools } from "./tools/annotation_tools.ts";
 import { codeTools } from "./tools/code_tools.ts";
 import { CodeView } from "./code.ts";
 import { functionTools } from "./tools/function_tools.ts";
+import { localTools } from "./tools/local_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
 import { featureTools } from "./tools/feature_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
@@ -26,7 +27,7 @@ import type { Analysis } from "./analysis/analysis.ts";
 import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
 import { ANALYSIS_VERSION } from "./analysis/types.ts";
 import { fnName } from "./db.ts";
-import { AnnotationStore } from "./store/store.ts";
+import { AnnotationStore } from "../shared/store/store.ts";
 import { join } from "node:path";
 
 /** Opens `path` with the embedded engine; returns at once, loading continues in the background. */
@@ -82,9 +83,12 @@ export function createEmbedded(
       // The file is open: an analysis that fails or overruns leaves the format, data and
       // disassembly tools working and says so, instead of failing the open.
       const budget = AbortSignal.timeout(env.config.analysisTimeoutS * 1000);
+      // The deadline is also checked inside long synchronous stretches, where the signal's
+      // timer cannot fire.
+      const deadline = performance.now() + env.config.analysisTimeoutS * 1000;
       try {
-        const { analysis, cached } = await loadOrAnalyze(db, budget, (progress, message) => {
-          status = { state: "analysing", progress, message };
+        const { analysis, cached } = await loadOrAnalyze(db, budget, deadline, (p, message) => {
+          status = { state: "analysing", progress: p, message };
         });
         db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
         attachAnalysis(db, analysis);
@@ -93,7 +97,7 @@ export function createEmbedded(
           seconds: seconds(),
         });
       } catch (err) {
-        const why = budget.aborted
+        const why = budget.aborted || (err instanceof Error && err.name === "TimeoutError")
           ? `it did not finish within REMCP_ANALYSIS_TIMEOUT (${env.config.analysisTimeoutS} s)`
           : `it failed: ${err instanceof Error ? err.message : String(err)}`;
         db.analysisError = `Analysis of ${db.name} stopped because ${why}; format, data, search ` +
@@ -130,6 +134,7 @@ export function createEmbedded(
       ...annotationTools(need),
       ...codeTools(need),
       ...functionTools(need),
+      ...localTools(need),
       ...xrefTools(need),
       ...featureTools(need),
     ],
@@ -197,6 +202,7 @@ const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
 async function loadOrAnalyze(
   db: EmbeddedDb,
   signal: AbortSignal,
+  deadline: number,
   onProgress: (fraction: number, message: string) => void,
 ): Promise<{ analysis: Analysis; cached: boolean }> {
   const cached = db.store.loadCache(CACHE_KEY);
@@ -212,6 +218,7 @@ async function loadOrAnalyze(
   const analysis = await analyze(db.image, decoder, {
     onProgress,
     signal,
+    deadline,
     ...(thumbDecoder ? { thumbDecoder } : {}),
   });
   try {

@@ -15,7 +15,6 @@ import results from "./remcp/results.py" with { type: "text" };
 import schema from "./remcp/schema.py" with { type: "text" };
 import server from "./remcp/server.py" with { type: "text" };
 import engines from "./remcp/engines/__init__.py" with { type: "text" };
-import echo from "./remcp/engines/pytest_echo.py" with { type: "text" };
 import ghidraEngine from "./remcp/engines/ghidra_engine.py" with { type: "text" };
 import ghidraTools from "./remcp/engines/ghidra_tools.py" with { type: "text" };
 import idaEngine from "./remcp/engines/ida_engine.py" with { type: "text" };
@@ -43,7 +42,6 @@ export const PYTHON_SCRIPTS: Readonly<Record<string, string>> = {
   "remcp/schema.py": schema,
   "remcp/server.py": server,
   "remcp/engines/__init__.py": engines,
-  "remcp/engines/pytest_echo.py": echo,
   "remcp/engines/ghidra_engine.py": ghidraEngine,
   "remcp/engines/ghidra_tools.py": ghidraTools,
   "remcp/engines/ida_engine.py": idaEngine,

@@ -2,8 +2,8 @@
 import { RemcpError } from "../../src/errors.ts";
 import { parseAddress } from "../../src/protocol/address.ts";
 import { hex } from "../../src/protocol/paging.ts";
-import type { AnnotationStore } from "../embedded/store/store.ts";
-import type { RizinVersion } from "./locate.ts";
+import type { AnnotationStore } from "../shared/store/store.ts";
+import type { RizinVersion } from "../../src/probes/rizin.ts";
 import type { AnalysisFacts, Model, StaticFacts } from "./model.ts";
 import type { Conn, RizinSession } from "./session.ts";
 

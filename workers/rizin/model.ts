@@ -4,7 +4,7 @@
  * index that address expressions resolve against (synchronously, as the parser needs).
  */
 import { type NameResolver, nearNames } from "../../src/protocol/address.ts";
-import type { AnnotationStore } from "../embedded/store/store.ts";
+import type { AnnotationStore } from "../shared/store/store.ts";
 import type { Conn } from "./session.ts";
 import {
   parseRz,

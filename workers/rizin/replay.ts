@@ -4,7 +4,7 @@
  * prototypes through `afs`. Bookmarks live only in remcp's store.
  */
 import type { Logger } from "../../src/log.ts";
-import type { AnnotationStore } from "../embedded/store/store.ts";
+import type { AnnotationStore } from "../shared/store/store.ts";
 import { addr, quoteArg } from "./quote.ts";
 import type { Conn } from "./session.ts";
 

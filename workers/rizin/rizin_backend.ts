@@ -6,9 +6,9 @@
 import { basename, join, resolve as resolvePath } from "node:path";
 import { RemcpError } from "../../src/errors.ts";
 import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
-import type { BackendEnv } from "../backends.ts";
-import { AnnotationStore } from "../embedded/store/store.ts";
-import { findRizin, INSTALL_HINT, probeVersion, supported } from "./locate.ts";
+import type { BackendEnv } from "../backend.ts";
+import { AnnotationStore } from "../shared/store/store.ts";
+import { findRizin, INSTALL_HINT, probeVersion, supported } from "../../src/probes/rizin.ts";
 import { type AnalysisFacts, Model, readAnalysis, readStatic, type StaticFacts } from "./model.ts";
 import { type AnalysisLevel, RizinSession } from "./session.ts";
 import type { RizinDb } from "./db.ts";

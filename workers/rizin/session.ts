@@ -7,7 +7,7 @@
 import { type ErrorCode, RemcpError } from "../../src/errors.ts";
 import type { Logger } from "../../src/log.ts";
 import type { AnalysisStatus } from "../backend.ts";
-import type { RizinVersion } from "./locate.ts";
+import type { RizinVersion } from "../../src/probes/rizin.ts";
 import { PipeDead, type PipeSpawner, RizinPipe } from "./pipe.ts";
 
 /** How much analysis to run at open. */

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { RemcpError } from "../../src/errors.ts";
 import { hex } from "../../src/protocol/paging.ts";
-import type { AnnotationKind, AnnotationStore, Change } from "../embedded/store/store.ts";
+import type { AnnotationKind, AnnotationStore, Change } from "./store/store.ts";
 import { quoteArg } from "../rizin/quote.ts";
 import { base64 } from "../rizin/replay.ts";
 
@@ -74,7 +74,7 @@ export function changesPage(
 
 /** Every annotation, by kind. */
 export type AnnotationSet = Record<
-  "names" | "comments" | "prototypes" | "bookmarks",
+  "names" | "comments" | "prototypes" | "bookmarks" | "locals",
   [number, string][]
 >;
 
@@ -85,6 +85,7 @@ export function allAnnotations(store: AnnotationStore): AnnotationSet {
     comments: store.all("comment"),
     prototypes: store.all("prototype"),
     bookmarks: store.all("bookmark"),
+    locals: store.all("local"),
   };
 }
 
@@ -106,6 +107,8 @@ export function exportDocument(
       comments: all.comments.map(([a, v]) => ({ address: hex(a), comment: v })),
       prototypes: all.prototypes.map(([a, v]) => ({ address: hex(a), prototype: v })),
       bookmarks: all.bookmarks.map(([a, v]) => ({ address: hex(a), note: v })),
+      // Local variables (rename_local, set_local_type) of the function at each address.
+      locals: all.locals.map(([a, v]) => ({ address: hex(a), variables: JSON.parse(v) })),
       // The change journal, oldest first, for audit; import applies the state above.
       journal: store.changes(0, Number.MAX_SAFE_INTEGER).items.reverse().map(changeRow),
     })
@@ -121,6 +124,8 @@ const ImportDoc = z.object({
   comments: z.array(z.object({ address: z.string(), comment: z.string() })),
   prototypes: z.array(z.object({ address: z.string(), prototype: z.string() })),
   bookmarks: z.array(z.object({ address: z.string(), note: z.string() })),
+  locals: z.array(z.object({ address: z.string(), variables: z.record(z.string(), z.unknown()) }))
+    .optional(),
 });
 
 /** One annotation to apply from an imported document. */
@@ -158,6 +163,11 @@ export function parseImportDocument(text: string, sha256: string) {
       value: t.prototype,
     })),
     ...p.bookmarks.map((b) => ({ kind: "bookmark" as const, address: b.address, value: b.note })),
+    ...(p.locals ?? []).map((l) => ({
+      kind: "local" as const,
+      address: l.address,
+      value: JSON.stringify(l.variables),
+    })),
   ];
   const warnings = p.sha256 === sha256 ? [] : [{
     code: "different_file",

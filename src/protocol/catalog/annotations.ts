@@ -23,6 +23,48 @@ export const rename = defineTool({
   pinned: true,
 });
 
+export const renameLocal = defineTool({
+  name: "rename_local",
+  description: "Rename a local variable or parameter of a function in decompile_function's " +
+    "output (variable: its current or default name, e.g. v3, local_18, arg1). Persists, is " +
+    "journaled (undo) and exported; an empty name restores the default. Embedded backend.",
+  input: z.strictObject({
+    function: Address.describe("Any address in the function"),
+    variable: z.string().min(1).max(256),
+    name: z.string().max(256).describe("C identifier, or empty to restore the default"),
+  }),
+  output: z.object({
+    function: Hex,
+    variable: z.string().describe("The variable's default name"),
+    old_name: z.string(),
+    new_name: z.string(),
+    ...CommonOutput,
+  }),
+  annotations: ANNOTATE,
+  tags: ["annotations", "names", "decompiler"],
+});
+
+export const setLocalType = defineTool({
+  name: "set_local_type",
+  description: "Set the C type a local variable or parameter is declared with in " +
+    'decompile_function\'s output (e.g. "char *", "int32_t", "struct req *"); an empty ' +
+    "type restores the inferred one. Persists, journaled (undo), exported. Embedded backend.",
+  input: z.strictObject({
+    function: Address.describe("Any address in the function"),
+    variable: z.string().min(1).max(256),
+    type: z.string().max(256),
+  }),
+  output: z.object({
+    function: Hex,
+    variable: z.string().describe("The variable's default name"),
+    old_type: z.string(),
+    new_type: z.string(),
+    ...CommonOutput,
+  }),
+  annotations: ANNOTATE,
+  tags: ["annotations", "decompiler"],
+});
+
 export const setComment = defineTool({
   name: "set_comment",
   description: "Set (or clear, with an empty string) the comment at an address; returns the " +
@@ -128,7 +170,8 @@ export const listChanges = defineTool({
 
 export const exportAnnotations = defineTool({
   name: "export_annotations",
-  description: "Export user annotations (names, comments, prototypes, bookmarks) with the " +
+  description: "Export user annotations (names, comments, prototypes, bookmarks, local " +
+    "variables) with the " +
     'change journal as a JSON document (format "json"), or as a Rizin script that `. file` ' +
     'replays (format "rizin").',
   input: z.strictObject({ format: z.enum(["json", "rizin"]).optional() }),

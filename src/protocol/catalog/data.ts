@@ -82,3 +82,36 @@ export const listStrings = defineTool({
   tags: ["data", "strings", "overview"],
   pinned: true,
 });
+
+/** Largest range get_entropy reads in one call. */
+export const MAX_ENTROPY_BYTES = 64 * 1024 * 1024;
+
+export const getEntropy = defineTool({
+  name: "get_entropy",
+  description: "Shannon entropy (bits per byte, 0–8) of each section with file bytes, or of one " +
+    "address range cut into blocks. Near 8 means compressed or encrypted data (packed code, " +
+    "embedded archives, keys); code is usually 5.5–6.5, text and tables lower. Use it to triage " +
+    `a sample before disassembling it. A range reads at most ${MAX_ENTROPY_BYTES} bytes.`,
+  input: z.strictObject({
+    address: Address.optional().describe("Start of a range; omit for every section"),
+    size: z.number().int().min(1).max(MAX_ENTROPY_BYTES).optional().describe(
+      "Bytes of the range (default: to the end of the mapped range, at most the limit)",
+    ),
+    block_size: z.number().int().min(64).max(MAX_ENTROPY_BYTES).optional().describe(
+      "Bytes per block of a range (default 4096); blocks are returned in order",
+    ),
+  }),
+  output: z.object({
+    items: z.array(z.object({
+      name: z.string().optional(),
+      start: Hex,
+      size: z.number(),
+      entropy: z.number(),
+    })),
+    entropy: z.number().describe("Entropy of all bytes read together"),
+    bytes: z.number(),
+    ...CommonOutput,
+  }),
+  annotations: READ_ONLY,
+  tags: ["data", "bytes", "triage"],
+});

@@ -10,7 +10,10 @@ const FunctionItem = z.object({
   end: Hex,
   size: z.number(),
   blocks: z.number(),
-  flags: z.array(z.string()).describe("e.g. import, thunk, noreturn, library, user_named"),
+  flags: z.array(z.string()).describe(
+    "e.g. import, thunk, noreturn, library, user_named; nested: a call target inside another " +
+      "function's unwind extent",
+  ),
 });
 
 export const listFunctions = defineTool({
@@ -113,14 +116,17 @@ export const disassembleFunction = defineTool({
 export const decompileFunction = defineTool({
   name: "decompile_function",
   description: "Decompile a function to C-like pseudocode, naming the engine that produced " +
-    "it. Available on backends with a decompiler (rizin with rz-ghidra/jsdec, ghidra, ida, " +
-    "binja); the embedded backend refuses with Unsupported.",
+    "it. The embedded backend uses remcp's own decompiler (engine remcp: x86 and x86-64; " +
+    "`lines` maps each output line to its instruction addresses, `warnings` say where it gave " +
+    "up); rizin (rz-ghidra/jsdec), ghidra, ida and binja use theirs.",
   input: z.strictObject({ address: Address }),
   output: z.object({
     name: z.string(),
     start: Hex,
     engine: z.string(),
     code: z.string(),
+    lines: z.array(z.object({ line: z.number(), addresses: z.array(Hex) })).optional()
+      .describe("1-based output line → the instruction addresses it came from"),
     ...CommonOutput,
   }),
   annotations: READ_ONLY,

@@ -76,7 +76,8 @@ export const listSections = defineTool({
 export const listEntryPoints = defineTool({
   name: "list_entry_points",
   description: "List entry points: the program entry, main when known, init/fini array " +
-    "functions and TLS callbacks. Paged.",
+    "functions, TLS callbacks and, for a shared library (.so, dylib, DLL), its exported " +
+    "functions (kind export). Paged.",
   input: z.strictObject({ ...PageInput }),
   output: pageOutput(z.object({ name: z.string(), address: Hex, kind: z.string() })),
   annotations: READ_ONLY,

@@ -1,5 +1,5 @@
 /**
- * The JSON catalog a Python worker loads (DESIGN §3.9): every tool's name, description, input
+ * The JSON catalog a Python worker loads (docs/ARCHITECTURE.md): every tool's name, description, input
  * and output JSON Schemas and annotations, generated from the zod specs so that Python workers
  * answer with the same names, parameters and result shapes as the TypeScript ones.
  */

@@ -1,5 +1,5 @@
 /**
- * The shape of a tool spec (DESIGN §3.9): the one definition every backend implements and from
+ * The shape of a tool spec (docs/ARCHITECTURE.md): the one definition every backend implements and from
  * which JSON Schemas, `get_schema` declarations and the README table are derived.
  */
 import type { z } from "zod";

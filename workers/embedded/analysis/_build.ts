@@ -50,7 +50,12 @@ export interface BuildInput {
   pacer: Pacer;
   minStringLength: number;
   stringsInCode: boolean;
-  dataPointers: { from: number; to: number }[];
+  dataPointers: {
+    from: number;
+    to: number;
+  }[];
+  /** Whether a function start lies strictly inside another function's known extent. */
+  nested?: (start: number) => boolean;
 }
 
 const LIBRARY = new Set([
@@ -177,9 +182,11 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const flags: FunctionFlag[] = [];
     const importName = input.importAt.get(start);
     if (importName !== undefined) flags.push("import");
-    const first = trace.insns.get(start);
+    // CET stubs (`.plt.sec`, `-fcf-protection`) open with `endbr64`/`endbr32` before the jump.
+    const head = isEndbr(image, start) ? start + 4 : start;
+    const first = trace.insns.get(head);
     if (first !== undefined && (first.flow === "jump" || first.flow === "ijump")) {
-      const tail = trace.edges.find((e) => e.from === start && e.kind === "tail");
+      const tail = trace.edges.find((e) => e.from === head && e.kind === "tail");
       if (tail !== undefined || importName !== undefined) {
         flags.push("thunk");
         if (tail !== undefined && tail.to !== start) thunkTargets.set(start, tail.to);
@@ -188,6 +195,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if (input.noreturn.has(start)) flags.push("noreturn");
     if (trace.switches > 0) flags.push("switch");
     if (trace.calls.length === 0) flags.push("leaf");
+    if (input.nested?.(start) === true) flags.push("nested");
     if (start === input.entry) flags.push("entry");
     const name = seed.name ?? importName;
     if (name !== undefined && LIBRARY.has(name)) flags.push("library");
@@ -207,6 +215,9 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const callAt = new Map<number, number>();
     for (const c of trace.calls) callAt.set(c.from, c.to);
     for (const e of trace.edges) {
+      // An import stub's `jmp [slot]` leads back to the stub itself (the slot's import
+      // address): not a reference anyone looks for.
+      if (e.kind === "tail" && e.to === start) continue;
       if (e.kind === "case" || e.kind === "tail" || e.kind === "jump" || e.kind === "true") {
         xrefs.push({ from: e.from, to: e.to, kind: "jump" });
       }
@@ -235,10 +246,15 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   for (const p of input.dataPointers) xrefs.push({ from: p.from, to: p.to, kind: "offset" });
 
   // Strings: the scan, plus short ones code points at.
-  const strings = scanStrings(image, {
-    minLength: input.minStringLength,
-    includeCode: input.stringsInCode,
-  });
+  const strings = dropJunkPrefixes(
+    scanStrings(image, {
+      minLength: input.minStringLength,
+      includeCode: input.stringsInCode,
+      check: () => input.pacer.check(),
+    }),
+    xrefs,
+    input.minStringLength,
+  );
   const stringStarts = new Set(strings.map((s) => s.address));
   for (const x of xrefs) {
     if (x.kind !== "offset" && x.kind !== "read") continue;
@@ -255,7 +271,9 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   for (const x of xrefs) {
     if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
   }
+  input.pacer.check();
   const sorted = uniqueXrefs(xrefs);
+  input.pacer.check();
   recoverMain(functions, sorted, input);
 
   // Names: symbols, imports, functions, strings, labels.
@@ -307,6 +325,14 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   };
 }
 
+/** Whether an x86 `endbr64`/`endbr32` (f3 0f 1e fa/fb) sits at `addr`. */
+function isEndbr(image: BinaryImage, addr: number): boolean {
+  if (image.arch !== "x86" && image.arch !== "x86_64") return false;
+  const b = image.read(addr, 4);
+  return b !== undefined && b[0] === 0xf3 && b[1] === 0x0f && b[2] === 0x1e &&
+    (b[3] === 0xfa || b[3] === 0xfb);
+}
+
 const KIND_ORDER: Record<XrefKind, number> = {
   call: 0,
   jump: 1,
@@ -325,6 +351,22 @@ function uniqueXrefs(xrefs: Xref[]): Xref[] {
     out.push(x);
   }
   return out;
+}
+
+/**
+ * A printable byte or two of other data just before a string joins it in the scan
+ * (`"%memory exhausted"` where code uses `"memory exhausted"`). A scanned string nobody refers
+ * to whose first referenced byte comes fewer than `min` bytes in is that junk plus the real
+ * string: drop it, and the referenced string is added as code refers to it.
+ */
+function dropJunkPrefixes(strings: StringInfo[], xrefs: readonly Xref[], min: number) {
+  const referenced = new Set<number>();
+  for (const x of xrefs) if (x.kind === "offset" || x.kind === "read") referenced.add(x.to);
+  return strings.filter((s) => {
+    if (s.encoding === "utf16le" || referenced.has(s.address)) return true;
+    for (let k = 1; k < min && k < s.size; k++) if (referenced.has(s.address + k)) return false;
+    return true;
+  });
 }
 
 function dedupeStrings(strings: StringInfo[]): StringInfo[] {

@@ -11,6 +11,11 @@ import type { CodeCache } from "./_code_cache.ts";
 export interface SwitchTable {
   table: number;
   targets: number[];
+  /**
+   * False when no range check or index width bounded the table: entries were read while they
+   * looked like code, so exploration keeps only the leading ones inside the function.
+   */
+  bounded?: boolean;
 }
 
 /** What exploration needs to know about the rest of the program. */
@@ -28,6 +33,12 @@ export interface ExploreContext {
   nextStartAfter(addr: number): number;
   /** Whether `insn` takes its `memRef` as an address (x86 lea, AArch64 adr) rather than reading it. */
   takesAddress(insn: Insn): boolean;
+  /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
+  immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
+  /** Where the alignment padding starting at an address ends (the address itself if none). */
+  paddingEnd?: ((addr: number) => number) | undefined;
+  /** Throws when the analysis budget is used up; called every few thousand instructions. */
+  checkBudget?: (() => void) | undefined;
   /** MIPS: branches have one delay slot. */
   delaySlots: boolean;
   /** PowerPC64 ELFv2: a call to `f + 8` is a call to `f`'s local entry. */
@@ -113,6 +124,8 @@ export function explore(
     let prev: number | undefined;
     while (true) {
       if (trace.insns.has(addr)) break;
+      // One function can be huge (a bogus extent over megabytes of zeros): stay in budget.
+      if ((trace.insns.size & 4095) === 4095) ctx.checkBudget?.();
       if (addr !== start && !own.has(addr) && ctx.isFunctionStart(addr)) {
         // Flowed into the next function: the call before was to one that does not return,
         // or this is a shared tail. Either way the other function owns the code.
@@ -148,6 +161,9 @@ export function explore(
       if (insn.memRef !== undefined && insn.flow === "seq" && cache.isCode(insn.memRef)) {
         if (ctx.takesAddress(insn)) trace.codePointers.push(insn.memRef);
         else trace.dataInCode.push(insn.memRef);
+      } else if (insn.memRef === undefined && insn.flow === "seq" && ctx.immediatePointer) {
+        const p = ctx.immediatePointer(insn);
+        if (p !== undefined && cache.isCode(p)) trace.codePointers.push(p);
       }
       let stop = false;
       switch (insn.flow) {
@@ -180,7 +196,10 @@ export function explore(
           }
           trace.enders.add(last);
           trace.leaders.add(after);
-          if (isTail(to)) {
+          // Without a known extent, `jmp X` straight before alignment padding that ends at X is
+          // a tail call to the function after the padding, not a jump within this one.
+          const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
+          if (isTail(to) || overPadding) {
             trace.edges.push({ from: addr, to, kind: "tail" });
             trace.mayReturn = true;
           } else {
@@ -200,7 +219,10 @@ export function explore(
             trace.mayReturn = true;
             break;
           }
-          if (isTail(to)) {
+          // Without a known extent, `jmp X` straight before alignment padding that ends at X is
+          // a tail call to the function after the padding, not a jump within this one.
+          const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
+          if (isTail(to) || overPadding) {
             trace.edges.push({ from: addr, to, kind: "tail" });
             if (!ctx.isNoReturn(to)) trace.mayReturn = true;
           } else {
@@ -226,7 +248,12 @@ export function explore(
             break;
           }
           trace.switches++;
-          sw.targets.forEach((to, i) => {
+          let targets = sw.targets;
+          if (sw.bounded === false) {
+            const n = targets.findIndex((to) => !inRange(to) || ctx.isFunctionStart(to));
+            if (n >= 0) targets = targets.slice(0, n);
+          }
+          targets.forEach((to, i) => {
             trace.edges.push({ from: addr, to, kind: "case", value: i });
             trace.leaders.add(to);
             if (!prevOf.has(to)) prevOf.set(to, last);

@@ -2,8 +2,10 @@
  * Switch jump-table recognition from the instructions before an indirect jump. Only the few
  * instructions before each `ijump` are formatted, so the text cost stays small.
  *
- * Recognised: x86-64 gcc/clang PIC (`lea B,[rip+T]; movsxd R,[B+I*4]; add R,B; jmp R`), i386
- * gcc PIC (the same relative to the GOT in a register), absolute tables (`jmp [I*8+T]`,
+ * Recognised: x86-64 gcc/clang PIC (`lea B,[rip+T]; movsxd R,[B+I*4]; add R,B; jmp R`, and
+ * gcc -O0's `lea D,[I*4]; lea T,[rip+T]; mov eax,[D+T]; cdqe; lea B,[rip+T]; add R,B;
+ * (notrack) jmp R`, followed through a small backward slice of moves, leas, adds and shifts),
+ * i386 gcc PIC (the same relative to the GOT in a register), absolute tables (`jmp [I*8+T]`,
  * `mov R,[I*8+T]; jmp R`), and AArch64 gcc (`adrp+add T; ldrb/ldrh/ldrsw; adr B; add ..., lsl #2;
  * br`). The case count comes from the preceding `cmp I, N` with `ja`/`b.hi` (N+1 cases).
  */
@@ -57,8 +59,9 @@ function num(s: string): number {
 
 /**
  * The case count from the bounds check before the table: the nearest conditional branch
- * (`ja`/`jae`/`b.hi`/`b.cs`) and the `cmp X, N` or `sub X, N` just before it (N + 1 cases for
- * "above", N for "above or equal"). Undefined when the pattern is not there.
+ * (`ja`/`jae`/`b.hi`/`b.cs` out of range, or `jbe`/`b.ls` into it) and the `cmp X, N` or
+ * `sub X, N` just before it (N + 1 cases for "above" and "below or same", N for "above or
+ * equal"). Undefined when the pattern is not there.
  */
 function boundFrom(back: readonly Text[], from: number, unsignedAbove: RegExp): number | undefined {
   for (let i = from; i < back.length; i++) {
@@ -124,7 +127,8 @@ function parseMem(ops: string): { base?: string; index?: string; scale: number; 
       out.scale = Number(raw.slice(star + 1));
     } else if (/^-?(0x)?[0-9a-f]+$/.test(raw) && /\d/.test(raw[0] === "-" ? raw[1]! : raw[0]!)) {
       out.disp += num(raw);
-    } else out.base = raw;
+    } else if (out.base === undefined) out.base = raw;
+    else if (out.index === undefined) out.index = raw; // [rdx+rax]: two registers, scale 1
   }
   return out;
 }
@@ -141,54 +145,174 @@ function resolveX86(
   if (jump.ops.includes("[")) {
     const m = parseMem(jump.ops);
     if (m.base !== undefined || m.index === undefined || m.scale !== ptr) return undefined;
-    const count = boundFrom(back, 0, /^(ja|jnbe)$/);
+    const count = boundFrom(back, 0, /^(ja|jnbe|jbe|jna)$/) ??
+      byteIndexBound(back, { mem: m, at: -1 });
     const targets = readEntries(image, cache, m.disp, ptr, false, count, (e) => e);
-    return targets && { table: m.disp, targets };
+    return targets && { table: m.disp, targets, bounded: count !== undefined };
   }
-  const reg = jump.ops.trim();
-  // Find the instruction that last set the jump register.
-  for (let i = 0; i < back.length; i++) {
-    const t = back[i]!;
-    const [dst, src] = t.ops.split(",").map((s) => s.trim());
-    if (dst !== reg) continue;
-    if (t.mnemonic === "mov" && src?.includes("[")) {
-      const m = parseMem(t.ops);
-      if (m.base !== undefined || m.index === undefined || m.scale !== ptr) return undefined;
-      const count = boundFrom(back, i + 1, /^(ja|jnbe)$/);
-      const targets = readEntries(image, cache, m.disp, ptr, false, count, (e) => e);
-      return targets && { table: m.disp, targets };
-    }
-    if (t.mnemonic !== "add" || src === undefined) return undefined;
-    // add R, B: R was loaded from [B + I*4] (or B from the table and R is the base).
-    let load: { at: number; m: ReturnType<typeof parseMem> } | undefined;
-    for (let j = i + 1; j < back.length; j++) {
-      const u = back[j]!;
-      const d = u.ops.split(",")[0]?.trim();
-      if ((d === reg || d === src) && (u.mnemonic === "movsxd" || u.mnemonic === "mov")) {
-        if (!u.ops.includes("[")) return undefined;
-        load = { at: j, m: parseMem(u.ops) };
-        break;
+  const reg = canonReg(jump.ops.trim());
+  if (reg === undefined) return undefined;
+  const v = valueOf(back, reg, 0);
+  // mov R, [T + I*8]; jmp R — an absolute table (non-PIE), read into a register first.
+  if (v.k === "load") {
+    const table = tableAddress(back, v, ptr, gotBase);
+    if (table === undefined) return undefined;
+    const count = boundFrom(back, v.at + 1, /^(ja|jnbe|jbe|jna)$/) ?? byteIndexBound(back, v);
+    const targets = readEntries(image, cache, table, ptr, false, count, (e) => e);
+    return targets && { table, targets, bounded: count !== undefined };
+  }
+  // add R, B; jmp R with R loaded from [T + I*4]: 32-bit offsets from B (usually B = T), the
+  // PIC form of gcc and clang at every level (gcc -O0 computes I*4 and T in separate steps).
+  if (v.k !== "sum") return undefined;
+  const [a, b] = v.parts;
+  const load = a.k === "load" ? a : b.k === "load" ? b : undefined;
+  const other = load === a ? b : a;
+  if (load === undefined || load.size !== 4) return undefined;
+  const base = other.k === "const" ? other.v : image.bits === 32 ? gotBase : undefined;
+  if (base === undefined) return undefined;
+  const table = tableAddress(back, load, 4, gotBase);
+  if (table === undefined) return undefined;
+  const count = boundFrom(back, load.at + 1, /^(ja|jnbe|jbe|jna)$/) ??
+    byteIndexBound(back, load);
+  const targets = readEntries(image, cache, table, 4, true, count, (e) => base + e);
+  return targets && { table, targets, bounded: count !== undefined };
+}
+
+/**
+ * A table indexed by a zero-extended byte (`movzx edi, dil`) has 256 entries even without a
+ * range check.
+ */
+function byteIndexBound(
+  back: readonly Text[],
+  load: { mem: ReturnType<typeof parseMem>; at: number },
+): number | undefined {
+  const index = load.mem.index === undefined ? undefined : canonReg(load.mem.index);
+  if (index === undefined) return undefined;
+  for (let j = load.at + 1; j < back.length; j++) {
+    const t = back[j]!;
+    const [dst, src] = operands(t.ops);
+    if (dst === undefined || canonReg(dst) !== index) continue;
+    const byte = src !== undefined &&
+      (/byte/.test(src) || /^([a-d]l|sil|dil|bpl|spl|r\d+b)$/.test(src));
+    return t.mnemonic === "movzx" && byte ? 256 : undefined;
+  }
+  return undefined;
+}
+
+/** What the backward slice says a register holds just before an instruction. */
+type Value =
+  | { k: "const"; v: number }
+  | { k: "load"; mem: ReturnType<typeof parseMem>; size: number; at: number }
+  | { k: "scaled"; scale: number }
+  | { k: "sum"; parts: [Value, Value] }
+  | { k: "opaque" };
+
+const OPAQUE: Value = { k: "opaque" };
+
+/** `eax`, `ax`, `al`, `r8d` … → the 64-bit register they are part of (`rax`, `r8`). */
+function canonReg(name: string): string | undefined {
+  const n = name.trim();
+  let m = /^r(\d+)[dwb]?$/.exec(n);
+  if (m !== null) return `r${m[1]}`;
+  m = /^[re]?([abcd])[xlh]$/.exec(n);
+  if (m !== null) return `r${m[1]}x`;
+  m = /^[re]?(si|di|bp|sp)l?$/.exec(n);
+  if (m !== null) return `r${m[1]}`;
+  return undefined;
+}
+
+/** Operands split at top-level commas (memory operands hold none in iced's syntax). */
+function operands(ops: string): string[] {
+  return ops.split(",").map((o) => o.trim());
+}
+
+function memSize(op: string, mnemonic: string, dst: string): number {
+  if (/byte/.test(op) || mnemonic === "movzx" && /^[re]?[a-d]l$|b$/.test(dst)) return 1;
+  if (/^word|\sword/.test(op)) return 2;
+  if (/qword/.test(op)) return 8;
+  if (/dword/.test(op) || mnemonic === "movsxd") return 4;
+  // No size keyword: the destination register's width.
+  return /^e|d$/.test(dst) ? 4 : /^r/.test(dst) ? 8 : 4;
+}
+
+/**
+ * The value register `reg` holds before `back[from]` (`back` runs backwards from the jump), as
+ * far as a handful of moves, loads, leas, adds and shifts tell. Anything else is opaque.
+ */
+function valueOf(back: readonly Text[], reg: string, from: number, depth = 0): Value {
+  if (depth > 8) return OPAQUE;
+  for (let j = from; j < back.length; j++) {
+    const t = back[j]!;
+    const mn = t.mnemonic.replace(/^(notrack|bnd)\s+/, "");
+    if (t.insn.flow === "call") return OPAQUE;
+    if ((mn === "cdqe" || mn === "cltq") && reg === "rax") continue; // sign-extends eax in place
+    const [dst, src] = operands(t.ops);
+    if (dst === undefined || canonReg(dst) !== reg) continue;
+    if (mn === "mov" || mn === "movsxd" || mn === "movsx" || mn === "movzx") {
+      if (src === undefined) return OPAQUE;
+      if (src.includes("[")) {
+        return { k: "load", mem: parseMem(src), size: memSize(src, mn, dst), at: j };
       }
+      const r = canonReg(src);
+      if (r === reg) continue; // mov eax, eax: zero-extends in place
+      if (r !== undefined) return valueOf(back, r, j + 1, depth + 1);
+      return /^-?(0x)?[0-9a-f]+h?$/.test(src) ? { k: "const", v: num(src) } : OPAQUE;
     }
-    if (load === undefined || load.m.scale !== 4 || load.m.base === undefined) return undefined;
-    const baseReg = load.m.base;
-    let base: number | undefined;
-    for (let j = i + 1; j < back.length; j++) {
-      const u = back[j]!;
-      if (u.mnemonic === "lea" && u.ops.split(",")[0]?.trim() === baseReg) {
-        base = u.insn.memRef;
-        break;
+    if (mn === "lea" && src !== undefined) {
+      const m = parseMem(src);
+      if (t.insn.memRef !== undefined && (m.base === undefined || m.base === "rip")) {
+        if (m.index === undefined) return { k: "const", v: t.insn.memRef };
       }
+      if (m.base === undefined && m.index !== undefined && m.disp === 0) {
+        return { k: "scaled", scale: m.scale };
+      }
+      return OPAQUE;
     }
+    if (mn === "add" && src !== undefined) {
+      const r = canonReg(src);
+      const right: Value = r !== undefined
+        ? valueOf(back, r, j + 1, depth + 1)
+        : /^-?(0x)?[0-9a-f]+h?$/.test(src)
+        ? { k: "const", v: num(src) }
+        : OPAQUE;
+      return { k: "sum", parts: [valueOf(back, reg, j + 1, depth + 1), right] };
+    }
+    if (mn === "shl" && src !== undefined && /^\d+$/.test(src)) {
+      return { k: "scaled", scale: 1 << num(src) };
+    }
+    return OPAQUE;
+  }
+  return OPAQUE;
+}
+
+/**
+ * The table address a load reads from: `[T + I*scale]` with T a constant (displacement, or a
+ * register set by `lea R, [rip+T]`, or the GOT base in i386 PIC code), or `[R1 + R2]` where one
+ * register holds T and the other the index times `scale` (gcc -O0).
+ */
+function tableAddress(
+  back: readonly Text[],
+  load: { mem: ReturnType<typeof parseMem>; at: number },
+  scale: number,
+  gotBase: number | undefined,
+): number | undefined {
+  const m = load.mem;
+  if (m.index === undefined) return undefined;
+  const valueAt = (r: string) => {
+    const c = canonReg(r);
+    return c === undefined ? OPAQUE : valueOf(back, c, load.at + 1);
+  };
+  if (m.base === undefined) return m.scale === scale ? m.disp : undefined;
+  const base = valueAt(m.base);
+  if (m.scale === scale) {
+    if (base.k === "const") return base.v + m.disp;
     // i386 PIC: the base register holds the GOT address set up by the PC thunk.
-    if (base === undefined && image.bits === 32) base = gotBase;
-    if (base === undefined) return undefined;
-    const table = base + load.m.disp;
-    const count = boundFrom(back, load.at + 1, /^(ja|jnbe)$/);
-    const b = base;
-    const targets = readEntries(image, cache, table, 4, true, count, (e) => b + e);
-    return targets && { table, targets };
+    return scale === 4 && gotBase !== undefined && /^e/.test(m.base) ? gotBase + m.disp : undefined;
   }
+  if (m.scale !== 1) return undefined;
+  const index = valueAt(m.index);
+  if (base.k === "const" && index.k === "scaled" && index.scale === scale) return base.v + m.disp;
+  if (index.k === "const" && base.k === "scaled" && base.scale === scale) return index.v + m.disp;
   return undefined;
 }
 
@@ -201,6 +325,7 @@ function resolveAarch64(
   if (jump.mnemonic !== "br") return undefined;
   let base: number | undefined;
   let shift = 2;
+  let combined = false;
   let size: 1 | 2 | 4 | undefined;
   let signed = false;
   let table: number | undefined;
@@ -209,9 +334,12 @@ function resolveAarch64(
   for (let i = 0; i < back.length; i++) {
     const t = back[i]!;
     if (t.mnemonic === "adr" && base === undefined) base = t.insn.memRef;
-    else if (t.mnemonic === "add" && size === undefined && /[su]xt[bhw]|lsl/.test(t.ops)) {
+    else if (t.mnemonic === "add" && size === undefined && !combined) {
+      // The add feeding `br`: `add x1, x0, w1, sxtb #2` (gcc) scales the entry; clang -O0's
+      // `add x8, x8, x9` adds a byte offset.
+      combined = true;
       const m = /#(\d+)$/.exec(t.ops);
-      if (m !== null) shift = Number(m[1]);
+      shift = m !== null && /[su]xt[bhw]|lsl/.test(t.ops) ? Number(m[1]) : 0;
       signed = /sxt/.test(t.ops);
     } else if (
       /^ldr(b|h|sw|sb|sh)?$/.test(t.mnemonic) && t.ops.includes("[") && size === undefined
@@ -236,7 +364,7 @@ function resolveAarch64(
     }
   }
   if (base === undefined || size === undefined || table === undefined) return undefined;
-  const count = boundFrom(back, loadAt + 1, /^b\.hi$/);
+  const count = boundFrom(back, loadAt + 1, /^b\.(hi|ls)$/);
   const b = base;
   const targets = readEntries(
     image,
@@ -247,5 +375,5 @@ function resolveAarch64(
     count,
     (e) => b + e * (1 << shift),
   );
-  return targets && { table, targets };
+  return targets && { table, targets, bounded: count !== undefined };
 }

@@ -15,10 +15,30 @@ export class Pacer {
   /** Macrotask yields so far (tests check responsiveness through it). */
   yields = 0;
 
-  constructor(sliceMs: number, signal?: AbortSignal, onProgress?: ProgressCallback) {
+  readonly #deadline: number;
+
+  /** `deadline`: the `performance.now()` time after which {@link check} throws. */
+  constructor(
+    sliceMs: number,
+    signal?: AbortSignal,
+    onProgress?: ProgressCallback,
+    deadline?: number,
+  ) {
     this.#slice = sliceMs;
     this.#signal = signal;
     this.#onProgress = onProgress;
+    this.#deadline = deadline ?? Infinity;
+  }
+
+  /**
+   * Throws when aborted or past the deadline. Synchronous, for long stretches that do not yield
+   * (an abort signal's timer cannot fire while they run).
+   */
+  check(): void {
+    this.#signal?.throwIfAborted();
+    if (performance.now() > this.#deadline) {
+      throw new DOMException("The analysis time budget is used up", "TimeoutError");
+    }
   }
 
   /** Whether the current slice is used up; cheap enough to call in inner loops. */
@@ -28,18 +48,18 @@ export class Pacer {
 
   /** Yield a macrotask if the slice is used, then report progress; throws when aborted. */
   async tick(fraction: number, message: string): Promise<void> {
-    this.#signal?.throwIfAborted();
+    this.check();
     if (!this.due()) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     this.yields++;
     this.#last = performance.now();
-    this.#signal?.throwIfAborted();
+    this.check();
     this.#onProgress?.(Math.min(1, Math.max(0, fraction)), message);
   }
 
   /** Report progress now (phase boundaries), yielding too. */
   async phase(fraction: number, message: string): Promise<void> {
-    this.#signal?.throwIfAborted();
+    this.check();
     this.#onProgress?.(fraction, message);
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     this.yields++;

@@ -14,7 +14,7 @@ import { switchResolver } from "./_jump_tables.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { paddingAt, prologueAt } from "./_padding.ts";
 import { Pacer, type ProgressCallback } from "./_pacer.ts";
-import type { FunctionSource } from "./types.ts";
+import type { AnalysisData, FunctionSource } from "./types.ts";
 
 /** Options of {@link analyze}. */
 export interface AnalyzeOptions {
@@ -30,6 +30,12 @@ export interface AnalyzeOptions {
   stringsInCode?: boolean;
   /** Skip the gap scan (prologues and code after padding); default false. */
   noGapScan?: boolean;
+  /**
+   * `performance.now()` time after which the analysis stops with a `TimeoutError`, checked in
+   * every phase (also inside long synchronous stretches, where an abort signal's timer cannot
+   * fire).
+   */
+  deadline?: number;
 }
 
 const TRUST: Record<FunctionSource, number> = {
@@ -101,7 +107,8 @@ class RangeIndex {
 
 /**
  * Analyse `image` with `decoder` (for ARM, pass the A32 decoder and `options.thumbDecoder`).
- * Resolves to an {@link Analysis}; rejects with the signal's reason when aborted.
+ * Resolves to an {@link Analysis}; rejects with the signal's reason when aborted, and with a
+ * `TimeoutError` once `options.deadline` has passed (checked inside every phase).
  */
 export async function analyze(
   image: BinaryImage,
@@ -109,195 +116,275 @@ export async function analyze(
   options: AnalyzeOptions = {},
 ): Promise<Analysis> {
   const t0 = performance.now();
-  const pacer = new Pacer(options.yieldEvery ?? 15, options.signal, options.onProgress);
-  const cache = new CodeCache(image, decoder, options.thumbDecoder);
-  const arm = image.arch === "arm";
-  const norm = (a: number) => (arm ? a & ~1 : a);
+  const d = new Discovery(image, decoder, options);
+  d.seedFromTables();
+  await d.pacer.phase(0.05, "Exploring functions");
+  await d.descend();
+  await d.pacer.phase(0.5, "Following code pointers");
+  await d.followPointers();
+  if (options.noGapScan !== true) {
+    await d.pacer.phase(0.6, "Scanning gaps");
+    await d.scanGaps();
+  }
+  await d.pacer.phase(0.7, "Finding functions that do not return");
+  await d.findNonReturning();
+  await d.mergeColdParts();
+  await d.pacer.phase(0.85, "Building the CFG and cross-references");
+  const data = await d.build();
+  data.seconds = (performance.now() - t0) / 1000;
+  await d.pacer.phase(1, "Done");
+  return new Analysis(data, image);
+}
 
-  // --- imports: stubs are functions named after the import; slots lead to them. ---
-  const slotTarget = new Map<number, number>();
-  const importAt = new Map<number, string>();
-  for (const imp of image.imports) {
-    importAt.set(imp.address, imp.name);
-    if (imp.slot !== undefined) slotTarget.set(imp.slot, imp.address);
-    else slotTarget.set(imp.address, imp.address);
+/**
+ * The state function discovery builds up, and its phases in order: seeds from the file's
+ * tables, recursive descent, code and data pointers, gaps, the non-returning fixpoint, split-off
+ * parts, then the CFG and cross-references.
+ */
+class Discovery {
+  readonly image: BinaryImage;
+  readonly options: AnalyzeOptions;
+  readonly pacer: Pacer;
+  readonly cache: CodeCache;
+  readonly seeds = new Map<number, FunctionSeed>();
+  readonly traces = new Map<number, Trace>();
+  /** Every instruction some function reached: a jump into one is not a new function. */
+  readonly explored = new Set<number>();
+  readonly noreturn = new Set<number>();
+  readonly slotTarget = new Map<number, number>();
+  readonly importAt = new Map<number, string>();
+  readonly entry: number | undefined;
+  readonly ctx: ExploreContext;
+  /** Functions waiting for {@link descend}. */
+  readonly queue: FunctionSeed[] = [];
+  readonly codePointers: number[] = [];
+  /** Extents from symbols and unwind entries, for "is this inside a known function". */
+  ranges = new RangeIndex([]);
+  cov: Coverage | undefined;
+  pointers: { from: number; to: number }[] = [];
+  /** Sorted starts for `nextStartAfter`, built lazily and kept current by {@link addSeed}. */
+  #sortedStarts: number[] | undefined;
+  readonly #cold = new Map<string, number[]>();
+  readonly #knownRanges: { start: number; end: number }[] = [];
+
+  constructor(image: BinaryImage, decoder: Decoder, options: AnalyzeOptions) {
+    this.image = image;
+    this.options = options;
+    this.pacer = new Pacer(
+      options.yieldEvery ?? 15,
+      options.signal,
+      options.onProgress,
+      options.deadline,
+    );
+    this.cache = new CodeCache(image, decoder, options.thumbDecoder);
+    this.entry = image.entry !== undefined ? this.norm(image.entry) : undefined;
+    // Imports: stubs are functions named after the import; slots lead to them.
+    for (const imp of image.imports) {
+      this.importAt.set(imp.address, imp.name);
+      this.slotTarget.set(imp.slot ?? imp.address, imp.address);
+    }
+    const pacer = this.pacer;
+    this.ctx = {
+      cache: this.cache,
+      isFunctionStart: (a) => this.seeds.has(a),
+      isNoReturn: (a) => this.noreturn.has(a),
+      slotTarget: (slot) => this.slotTarget.get(slot),
+      resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
+      nextStartAfter: (a) => this.#nextStartAfter(a),
+      takesAddress: (insn) => takesAddress(image, insn),
+      immediatePointer: image.arch === "x86" || image.arch === "x86_64"
+        ? (insn) => x86ImmediatePointer(image, insn)
+        : undefined,
+      delaySlots: image.arch === "mips" || image.arch === "mips64",
+      localEntryOffset: image.arch === "ppc64" ? 8 : 0,
+      checkBudget: () => pacer.check(),
+      paddingEnd: (a) => {
+        const b = image.readUpTo(a, 64);
+        let i = 0;
+        for (
+          let n;
+          i < b.length && (n = paddingAt(image.arch, b, i, image.endian === "little")) > 0;
+        ) {
+          i += n;
+        }
+        return a + i;
+      },
+    };
   }
 
-  // --- seeds, most trusted first ---
-  const seeds = new Map<number, FunctionSeed>();
-  // Sorted starts for `nextStartAfter`, rebuilt lazily whenever a seed is added.
-  let sortedStarts: number[] | undefined;
-  const cold = new Map<string, number[]>();
-  const knownRanges: { start: number; end: number }[] = [];
-  const addSeed = (start: number, source: FunctionSource, end?: number, name?: string) => {
-    const s = seeds.get(start);
+  norm(a: number): number {
+    return this.image.arch === "arm" ? a & ~1 : a;
+  }
+
+  /** Adds a function start (or improves what is known of one); true when it is new. */
+  addSeed(start: number, source: FunctionSource, end?: number, name?: string): boolean {
+    const s = this.seeds.get(start);
     if (s === undefined) {
       const seed: FunctionSeed = { start, source, extra: [] };
       if (end !== undefined && end > start) seed.ranges = [{ start, end }];
       if (name !== undefined) seed.name = name;
-      seeds.set(start, seed);
-      if (sortedStarts !== undefined) {
-        // Keep the sorted list current: rebuilding it per new seed is quadratic.
-        const st = sortedStarts;
-        let lo = 0;
-        let hi = st.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (st[mid]! < start) lo = mid + 1;
-          else hi = mid;
-        }
-        st.splice(lo, 0, start);
-      }
+      this.seeds.set(start, seed);
+      const st = this.#sortedStarts;
+      // Keep the sorted list current: rebuilding it per new seed is quadratic.
+      if (st !== undefined) st.splice(lowerBound(st, start), 0, start);
       return true;
     }
     if (TRUST[source] < TRUST[s.source]) s.source = source;
     if (s.ranges === undefined && end !== undefined && end > start) s.ranges = [{ start, end }];
     if (s.name === undefined && name !== undefined) s.name = name;
     return false;
-  };
-  for (const sym of image.symbols) {
-    if (sym.kind !== "function" || sym.address === 0) continue;
-    const a = norm(sym.address);
-    if (!cache.isCode(a)) continue;
-    const m = /^(.+)\.cold(?:\.\d+)?$/.exec(sym.name);
-    if (m !== null) {
-      const list = cold.get(m[1]!) ?? [];
-      list.push(a);
-      cold.set(m[1]!, list);
-      if (sym.size > 0) knownRanges.push({ start: a, end: a + sym.size });
-      continue;
-    }
-    addSeed(a, "symbol", sym.size > 0 ? a + sym.size : undefined, sym.name);
-    if (sym.size > 0) knownRanges.push({ start: a, end: a + sym.size });
   }
-  for (const e of image.exports) {
-    const a = norm(e.address);
-    if (cache.isCode(a) && e.forwarder === undefined) addSeed(a, "export", undefined, e.name);
-  }
-  for (const imp of image.imports) addSeed(imp.address, "import", undefined, imp.name);
-  const coldStarts = new Set([...cold.values()].flat());
-  for (const h of image.functionHints) {
-    const a = norm(h.start);
-    if (!cache.isCode(a) || coldStarts.has(a)) continue;
-    addSeed(a, "exception_table", h.end);
-    if (h.end !== undefined) knownRanges.push({ start: a, end: h.end });
-  }
-  for (const ep of image.entryPoints) {
-    const a = norm(ep.address);
-    if (cache.isCode(a)) {
-      addSeed(a, "entry");
-    }
-  }
-  const entry = image.entry !== undefined ? norm(image.entry) : undefined;
-  // Attach `.cold` parts to their parents by name.
-  const byName = new Map<string, FunctionSeed>();
-  for (const s of seeds.values()) if (s.name !== undefined) byName.set(s.name, s);
-  for (const [parent, parts] of cold) {
-    const p = byName.get(parent);
-    if (p === undefined) continue;
-    p.extra.push(...parts);
-    if (p.ranges !== undefined) {
-      for (const a of parts) {
-        const r = knownRanges.find((k) => k.start === a);
-        p.ranges.push(r ?? { start: a, end: a + 1 });
-      }
-    }
-  }
-  const ranges = new RangeIndex(knownRanges);
 
-  // --- exploration context ---
-  const noreturn = new Set<number>();
-  for (const [addr, name] of importAt) if (isNoReturnName(name)) noreturn.add(addr);
-  for (const s of seeds.values()) {
-    if (s.name !== undefined && isNoReturnName(s.name)) noreturn.add(s.start);
+  #nextStartAfter(a: number): number {
+    this.#sortedStarts ??= [...this.seeds.keys()].sort((x, y) => x - y);
+    const st = this.#sortedStarts;
+    return st[lowerBound(st, a + 1)] ?? Infinity;
   }
-  const ctx: ExploreContext = {
-    cache,
-    isFunctionStart: (a) => seeds.has(a),
-    isNoReturn: (a) => noreturn.has(a),
-    slotTarget: (slot) => slotTarget.get(slot),
-    resolveSwitch: memoSwitches(switchResolver(image, cache)),
-    nextStartAfter: (a) => {
-      if (sortedStarts === undefined) sortedStarts = [...seeds.keys()].sort((x, y) => x - y);
-      const st = sortedStarts;
-      let lo = 0;
-      let hi = st.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (st[mid]! <= a) lo = mid + 1;
-        else hi = mid;
+
+  /** Phase 1: seeds from symbols, exports, imports, unwind tables and entry points. */
+  seedFromTables(): void {
+    const { image, cache } = this;
+    for (const sym of image.symbols) {
+      if (sym.kind !== "function" || sym.address === 0) continue;
+      const a = this.norm(sym.address);
+      if (!cache.isCode(a)) continue;
+      if (sym.size > 0) this.#knownRanges.push({ start: a, end: a + sym.size });
+      const m = /^(.+)\.cold(?:\.\d+)?$/.exec(sym.name);
+      if (m !== null) {
+        const list = this.#cold.get(m[1]!) ?? [];
+        list.push(a);
+        this.#cold.set(m[1]!, list);
+        continue;
       }
-      return st[lo] ?? Infinity;
-    },
-    takesAddress: (insn) => takesAddress(image, insn),
-    delaySlots: image.arch === "mips" || image.arch === "mips64",
-    localEntryOffset: image.arch === "ppc64" ? 8 : 0,
-  };
-  const traces = new Map<number, Trace>();
-  // Every instruction some function reached: a jump into one is not a new function.
-  const explored = new Set<number>();
-  const run = (s: FunctionSeed): Trace => {
-    const t = explore(ctx, s.start, s.ranges, s.extra);
-    traces.set(s.start, t);
-    for (const a of t.insns.keys()) explored.add(a);
+      this.addSeed(a, "symbol", sym.size > 0 ? a + sym.size : undefined, sym.name);
+    }
+    for (const e of image.exports) {
+      const a = this.norm(e.address);
+      if (cache.isCode(a) && e.forwarder === undefined) {
+        this.addSeed(a, "export", undefined, e.name);
+      }
+    }
+    for (const imp of image.imports) this.addSeed(imp.address, "import", undefined, imp.name);
+    const coldStarts = new Set([...this.#cold.values()].flat());
+    for (const h of image.functionHints) {
+      const a = this.norm(h.start);
+      if (!cache.isCode(a) || coldStarts.has(a)) continue;
+      // One unwind entry covers a whole PLT: its stubs are the imports, not one big function.
+      if (inStubSection(image, a)) continue;
+      this.addSeed(a, "exception_table", h.end);
+      if (h.end !== undefined) this.#knownRanges.push({ start: a, end: h.end });
+    }
+    for (const ep of image.entryPoints) {
+      const a = this.norm(ep.address);
+      if (cache.isCode(a)) this.addSeed(a, "entry");
+    }
+    this.#attachColdParts();
+    this.ranges = new RangeIndex(this.#knownRanges);
+    for (const [addr, name] of this.importAt) if (isNoReturnName(name)) this.noreturn.add(addr);
+    for (const s of this.seeds.values()) {
+      if (s.name !== undefined && isNoReturnName(s.name)) this.noreturn.add(s.start);
+    }
+    this.queue.push(...[...this.seeds.values()].sort((a, b) => TRUST[a.source] - TRUST[b.source]));
+  }
+
+  /** `.cold` parts join their parents by name. */
+  #attachColdParts(): void {
+    const byName = new Map<string, FunctionSeed>();
+    for (const s of this.seeds.values()) if (s.name !== undefined) byName.set(s.name, s);
+    for (const [parent, parts] of this.#cold) {
+      const p = byName.get(parent);
+      if (p === undefined) continue;
+      p.extra.push(...parts);
+      if (p.ranges !== undefined) {
+        for (const a of parts) {
+          const r = this.#knownRanges.find((k) => k.start === a);
+          p.ranges.push(r ?? { start: a, end: a + 1 });
+        }
+      }
+    }
+  }
+
+  isImportOnly(s: FunctionSeed): boolean {
+    return s.source === "import" && !this.cache.isCode(s.start);
+  }
+
+  run(s: FunctionSeed): Trace {
+    const t = explore(this.ctx, s.start, s.ranges, s.extra);
+    this.traces.set(s.start, t);
+    for (const a of t.insns.keys()) this.explored.add(a);
     return t;
-  };
-  const isImportOnly = (s: FunctionSeed) => s.source === "import" && !cache.isCode(s.start);
+  }
 
-  // --- recursive descent from every seed; new functions join the queue ---
-  await pacer.phase(0.05, "Exploring functions");
-  const queue: FunctionSeed[] = [...seeds.values()].sort((a, b) =>
-    TRUST[a.source] - TRUST[b.source]
-  );
-  const codePointers: number[] = [];
-  const descend = async () => {
+  /** Phase 2 (and after every phase that finds functions): recursive descent over the queue. */
+  async descend(): Promise<void> {
+    const { queue, cache, seeds, pacer } = this;
     // Tail-jump targets wait until the queue drains: by then the function whose body they
     // may sit in has usually been explored, and a jump into a body is not a new function.
     const tails: number[] = [];
     for (let qi = 0; qi < queue.length; qi++) {
       const s = queue[qi]!;
-      if (!isImportOnly(s)) {
-        const t = run(s);
+      if (!this.isImportOnly(s)) {
+        const t = this.run(s);
         for (const c of t.calls) {
-          if (cache.isCode(c.to) && !seeds.has(c.to) && addSeed(c.to, "call")) {
+          if (cache.isCode(c.to) && !seeds.has(c.to) && this.addSeed(c.to, "call")) {
             queue.push(seeds.get(c.to)!);
           }
         }
         for (const e of t.edges) if (e.kind === "tail") tails.push(e.to);
-        codePointers.push(...t.codePointers);
+        this.codePointers.push(...t.codePointers);
         if (pacer.due()) await pacer.tick(0.05 + 0.4 * (qi / queue.length), "Exploring functions");
       }
       if (qi === queue.length - 1) {
         for (const to of tails.splice(0)) {
-          if (seeds.has(to) || !cache.isCode(to) || ranges.contains(to) || explored.has(to)) {
-            continue;
-          }
-          if (addSeed(to, "tail_jump")) queue.push(seeds.get(to)!);
+          if (
+            seeds.has(to) || !cache.isCode(to) || this.ranges.contains(to) ||
+            this.explored.has(to)
+          ) continue;
+          if (this.addSeed(to, "tail_jump")) queue.push(seeds.get(to)!);
         }
       }
     }
+    // New traces change what is covered.
+    if (queue.length > 0) this.cov = undefined;
     queue.length = 0;
-  };
-  await descend();
+  }
 
-  // --- coverage of explored code, for pointer and gap candidates ---
-  const covered = (): Coverage => {
-    const c = new Coverage(cache.ranges);
-    const word = image.bits === 64 ? 8 : 4;
-    for (const t of traces.values()) {
+  /** Bytes of code covered by explored instructions, rebuilt after each descent. */
+  async coverage(): Promise<Coverage> {
+    if (this.cov !== undefined) return this.cov;
+    const c = new Coverage(this.cache.ranges);
+    const word = this.image.bits === 64 ? 8 : 4;
+    for (const t of this.traces.values()) {
       for (const insn of t.insns.values()) c.add(insn.address, insn.size);
       for (const d of t.dataInCode) c.add(d, word);
+      if (this.pacer.due()) await this.pacer.tick(0.5, "Measuring coverage");
     }
+    this.cov = c;
     return c;
-  };
-  let cov = covered();
-  const tryCandidate = (a: number, source: FunctionSource): boolean => {
+  }
+
+  /**
+   * Probes `a` as a function start: true (and queued) when its code is new, not inside a known
+   * function and does not run into one; otherwise its code is marked as some function's
+   * unreached part so later candidates skip it.
+   */
+  tryCandidate(a: number, source: FunctionSource, cov: Coverage): boolean {
+    const { seeds, cache, image } = this;
     if (seeds.has(a) || cov.has(a) || !cache.isCode(a)) return false;
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
-    if (/^(\.plt|__stubs|__stub_helper)/.test(image.sectionAt(a)?.name ?? "")) return false;
-    const probe = explore(ctx, a, undefined, []);
+    if (inStubSection(image, a)) return false;
+    const probe = explore(this.ctx, a, undefined, []);
     if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
-    let overlaps = false;
+    // Strictly inside a function whose extent a symbol or an unwind entry gives: that
+    // function's unreached code (switch cases behind an unread table), never a new function.
+    let overlaps = this.ranges.contains(a);
+    // `bl abort` right after `bl __libc_start_main` (glibc's _start): an unreachable call to a
+    // function that does not return, straight after covered code, belongs to that code.
+    const first = probe.insns.get(a)!;
+    if (
+      first.flow === "call" && first.target !== undefined && this.noreturn.has(first.target) &&
+      cov.has(a - 1)
+    ) overlaps = true;
     for (const insn of probe.insns.values()) {
       if (cov.has(insn.address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start) marks this as that
@@ -305,33 +392,40 @@ export async function analyze(
       const t = insn.target;
       if (
         (insn.flow === "jump" || insn.flow === "cjump") && t !== undefined && cov.has(t) &&
-        !seeds.has(norm(t))
+        !seeds.has(this.norm(t))
       ) overlaps = true;
     }
-    if (overlaps) {
-      // Code that flows into a known function is that function's unreached part (behind an
-      // unresolved indirect jump): mark it so later gap starts do not walk it again.
-      for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
-      return false;
-    }
-    addSeed(a, source);
-    queue.push(seeds.get(a)!);
     for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+    if (overlaps) return false;
+    this.addSeed(a, source);
+    this.queue.push(seeds.get(a)!);
     return true;
-  };
+  }
 
-  // --- pointers: lea of code addresses, then relocated or aligned pointers in data ---
-  await pacer.phase(0.5, "Following code pointers");
-  for (const a of codePointers) tryCandidate(norm(a), "code_pointer");
-  const pointers = dataPointers(image, cache);
-  for (const p of pointers) tryCandidate(norm(p.to), "data_pointer");
-  await descend();
-  cov = covered();
+  /** Phase 3: `lea` of code addresses and immediates, then relocated or aligned data words. */
+  async followPointers(): Promise<void> {
+    let cov = await this.coverage();
+    for (const [i, a] of this.codePointers.entries()) {
+      this.tryCandidate(this.norm(a), "code_pointer", cov);
+      if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.5, "Following pointers");
+    }
+    // Explore what code pointers led to first: their switch tables then cover the case blocks
+    // that absolute tables (non-PIE) would otherwise offer as data pointers.
+    await this.descend();
+    cov = await this.coverage();
+    this.pointers = dataPointers(this.image, this.cache, () => this.pacer.check());
+    for (const [i, p] of this.pointers.entries()) {
+      this.tryCandidate(this.norm(p.to), "data_pointer", cov);
+      if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.55, "Following pointers");
+    }
+    await this.descend();
+  }
 
-  // --- gaps: code after padding, prologues ---
-  if (options.noGapScan !== true) {
-    await pacer.phase(0.6, "Scanning gaps");
+  /** Phase 4: code after padding and recognisable prologues in what nothing reached. */
+  async scanGaps(): Promise<void> {
+    const { image, cache, pacer } = this;
     for (let round = 0; round < 8; round++) {
+      const cov = await this.coverage();
       let found = 0;
       for (const r of cache.ranges) {
         const bytes = image.readUpTo(r.start, r.end - r.start);
@@ -348,15 +442,16 @@ export async function analyze(
           }
           // The first non-padding byte of a gap, or a prologue further in.
           let j = i + 1;
-          if (tryCandidate(a, prologueAt(image, bytes, i) ? "prologue" : "gap")) found++;
+          if (this.tryCandidate(a, prologueAt(image, bytes, i) ? "prologue" : "gap", cov)) found++;
           else {
             // Data or unreachable code: look further in for a recognisable prologue.
             while (j < bytes.length && !cov.has(r.start + j)) {
-              if (prologueAt(image, bytes, j) && tryCandidate(r.start + j, "prologue")) {
+              if (prologueAt(image, bytes, j) && this.tryCandidate(r.start + j, "prologue", cov)) {
                 found++;
                 break;
               }
               j++;
+              if ((j & 4095) === 0 && pacer.due()) await pacer.tick(0.6, "Scanning gaps");
             }
           }
           while (j < bytes.length && !cov.has(r.start + j)) j++;
@@ -365,68 +460,101 @@ export async function analyze(
         }
       }
       if (found === 0) break;
-      await descend();
-      cov = covered();
+      await this.descend();
     }
   }
 
-  // --- non-returning functions, to a fixpoint; then every function again with full knowledge ---
-  await pacer.phase(0.7, "Finding functions that do not return");
-  let dirty: FunctionSeed[] = [...seeds.values()];
-  for (let round = 0; round < 8 && dirty.length > 0; round++) {
-    const newly = new Set<number>();
-    for (const s of seeds.values()) {
-      if (isImportOnly(s) || noreturn.has(s.start)) continue;
-      const t = traces.get(s.start);
-      if (t !== undefined && !t.mayReturn && t.insns.size > 0) {
-        noreturn.add(s.start);
-        newly.add(s.start);
+  /** Phase 5: functions that never return, to a fixpoint; callers are explored again. */
+  async findNonReturning(): Promise<void> {
+    const { seeds, traces, noreturn, pacer } = this;
+    let dirty: FunctionSeed[] = [...seeds.values()];
+    for (let round = 0; round < 8 && dirty.length > 0; round++) {
+      const newly = new Set<number>();
+      for (const s of seeds.values()) {
+        if (this.isImportOnly(s) || noreturn.has(s.start)) continue;
+        const t = traces.get(s.start);
+        if (t !== undefined && !t.mayReturn && t.insns.size > 0) {
+          noreturn.add(s.start);
+          newly.add(s.start);
+        }
+      }
+      let i = 0;
+      for (const s of dirty) {
+        if (this.isImportOnly(s)) continue;
+        this.run(s);
+        if ((++i & 63) === 0 && pacer.due()) await pacer.tick(0.7 + 0.02 * round, "Re-exploring");
+      }
+      // Only callers of functions that just turned out not to return can change.
+      dirty = [];
+      if (newly.size === 0 && round > 0) break;
+      for (const s of seeds.values()) {
+        const t = traces.get(s.start);
+        if (t === undefined) continue;
+        if (
+          t.calls.some((c) => newly.has(c.to)) ||
+          t.edges.some((e) => e.kind === "tail" && newly.has(e.to))
+        ) dirty.push(s);
+        if (pacer.due()) await pacer.tick(0.7 + 0.02 * round, "Re-exploring");
       }
     }
-    let i = 0;
-    for (const s of dirty) {
-      if (isImportOnly(s)) continue;
-      run(s);
-      if ((++i & 63) === 0 && pacer.due()) await pacer.tick(0.7 + 0.02 * round, "Re-exploring");
-    }
-    // Only callers of functions that just turned out not to return can change.
-    dirty = [];
-    if (newly.size === 0 && round > 0) break;
-    for (const s of seeds.values()) {
-      const t = traces.get(s.start);
-      if (t === undefined) continue;
-      if (
-        t.calls.some((c) => newly.has(c.to)) ||
-        t.edges.some((e) => e.kind === "tail" && newly.has(e.to))
-      ) dirty.push(s);
-    }
   }
 
-  mergeColdParts(seeds, traces, run, entry);
-  sortedStarts = undefined;
+  /** Phase 6: split-off `.cold` parts found without symbols join the function they belong to. */
+  async mergeColdParts(): Promise<void> {
+    this.pacer.check();
+    mergeColdParts(this.seeds, this.traces, (s) => this.run(s), this.entry);
+    this.#sortedStarts = undefined;
+    await this.pacer.tick(0.8, "Merging split-off parts");
+  }
 
-  await pacer.phase(0.85, "Building the CFG and cross-references");
-  const data = await buildAnalysisData({
-    image,
-    cache,
-    seeds,
-    traces,
-    noreturn,
-    importAt,
-    slotTarget,
-    entry,
-    pacer,
-    minStringLength: options.minStringLength ?? 4,
-    stringsInCode: options.stringsInCode === true,
-    dataPointers: pointers,
-  });
-  data.seconds = (performance.now() - t0) / 1000;
-  await pacer.phase(1, "Done");
-  return new Analysis(data, image);
+  /** Phase 7: CFG, cross-references, strings and names as plain data. */
+  build(): Promise<AnalysisData> {
+    return buildAnalysisData({
+      image: this.image,
+      cache: this.cache,
+      seeds: this.seeds,
+      traces: this.traces,
+      noreturn: this.noreturn,
+      importAt: this.importAt,
+      slotTarget: this.slotTarget,
+      entry: this.entry,
+      pacer: this.pacer,
+      minStringLength: this.options.minStringLength ?? 4,
+      stringsInCode: this.options.stringsInCode === true,
+      dataPointers: this.pointers,
+      // Only a call proves a start inside an unwind extent (nothing else may make one there).
+      nested: (a) => {
+        const s = this.seeds.get(a);
+        return s !== undefined && TRUST[s.source] > TRUST.exception_table &&
+          this.ranges.contains(a);
+      },
+    });
+  }
+}
+
+/** Index of the first element of sorted `st` that is ≥ `value`. */
+function lowerBound(st: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = st.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (st[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether `addr` lies in a section of import stubs or lazy-binding entries (`.plt*`, `__stubs`). */
+function inStubSection(image: BinaryImage, addr: number): boolean {
+  return /^(\.plt|__stubs|__stub_helper)/.test(image.sectionAt(addr)?.name ?? "");
 }
 
 /** Code addresses held by relocated words and aligned pointer-sized words of data sections. */
-function dataPointers(image: BinaryImage, cache: CodeCache): { from: number; to: number }[] {
+function dataPointers(
+  image: BinaryImage,
+  cache: CodeCache,
+  check: () => void,
+): { from: number; to: number }[] {
   const out: { from: number; to: number }[] = [];
   for (const r of image.relocations) {
     if (r.target !== undefined && cache.isCode(r.target)) {
@@ -447,6 +575,7 @@ function dataPointers(image: BinaryImage, cache: CodeCache): { from: number; to:
     if (b === undefined) continue;
     const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
     for (let o = (size - (s.start % size)) % size; o + size <= b.length; o += size) {
+      if ((o & 0xfffff) < size) check();
       const p = size === 8 ? Number(v.getBigUint64(o, little)) : v.getUint32(o, little);
       if (p !== 0 && cache.isCode(p)) out.push({ from: s.start + o, to: p });
     }
@@ -518,6 +647,29 @@ function takesAddress(image: BinaryImage, insn: Insn): boolean {
     return ((w & 0x9f000000) >>> 0) === 0x10000000;
   }
   return false;
+}
+
+/**
+ * Position-dependent x86 code loads function addresses as immediates: `mov edi, main` before
+ * `__libc_start_main`, `push main` on i386, `mov rdi, imm32` sign-extended. Only those exact
+ * encodings count; other immediates are numbers.
+ */
+function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined {
+  if (insn.size < 5 || insn.size > 7) return undefined;
+  const b = image.read(insn.address, insn.size);
+  if (b === undefined) return undefined;
+  let i = 0;
+  if (insn.size === 6 && (b[0] === 0x41)) i = 1; // mov r8d..r15d, imm32
+  const imm = (o: number) =>
+    (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+  if (insn.size === 5 + i && b[i]! >= 0xb8 && b[i]! <= 0xbf) return imm(i + 1);
+  if (insn.size === 5 && b[0] === 0x68 && image.bits === 32) return imm(1);
+  // REX.W C7 /0 with a register operand: mov r64, sign-extended imm32 (positive addresses only).
+  if (insn.size === 7 && (b[0]! & 0xf8) === 0x48 && b[1] === 0xc7 && (b[2]! & 0xf8) === 0xc0) {
+    const v = imm(3);
+    return v < 0x80000000 ? v : undefined;
+  }
+  return undefined;
 }
 
 /** Resolve each indirect jump once: functions are explored several times. */

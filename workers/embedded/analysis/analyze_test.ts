@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createDecoder } from "../arch/decoder.ts";
+import { openImage } from "../formats/open_image.ts";
 import { analyze } from "./analyze.ts";
 import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
 
@@ -121,4 +122,88 @@ Deno.test("analyze() yields to the event loop and honours abort", async () => {
   const controller = new AbortController();
   controller.abort(new Error("stop"));
   await assert.rejects(analyze(image, decoder, { signal: controller.signal }), /stop/);
+});
+
+Deno.test("an unwind entry over a whole PLT (.plt, CET .plt.sec) makes no function of it", async () => {
+  for (const name of ["elf_x86_64_cet", "elf_x86_64_gcc_O2_stripped"]) {
+    const image = openFixture(name);
+    const a = await analyzeFixture(name);
+    const fns = a.functions();
+    for (const f of fns) {
+      const inside = fns.find((g) => g.start > f.start && g.start < f.end);
+      assert.equal(inside, undefined, `${name}: ${f.name} overlaps ${inside?.name}`);
+      if (/^\.plt/.test(image.sectionAt(f.start)?.name ?? "")) {
+        assert.ok(f.flags.includes("import"), `${name}: ${f.name} in the PLT is an import stub`);
+        assert.ok(f.flags.includes("thunk"), `${name}: ${f.name} is a thunk`);
+        assert.ok(f.end - f.start <= 16, `${name}: ${f.name} is one PLT entry long`);
+      }
+    }
+    const stubs = image.imports.filter((i) =>
+      /^\.plt/.test(image.sectionAt(i.address)?.name ?? "")
+    );
+    assert.ok(stubs.length >= 4, name);
+  }
+});
+
+Deno.test("xrefs to an import are its callers, not the stub's own jump", async () => {
+  const image = openFixture("elf_x86_64_cet");
+  const a = await analyzeFixture("elf_x86_64_cet");
+  const puts = image.imports.find((i) => i.name === "puts")!;
+  const stub = a.functionStartingAt(puts.address)!;
+  const refs = a.xrefsTo(puts.address);
+  assert.ok(refs.length > 0);
+  for (const x of refs) {
+    assert.ok(x.from < stub.start || x.from >= stub.end, `0x${x.from.toString(16)} is the stub`);
+  }
+  assert.equal(a.functionAt(refs[0]!.from)?.name, "main");
+});
+
+Deno.test("a string right after a printable byte of other data starts where code uses it", async () => {
+  const a = await analyzeFixture("elf_x86_64_cet");
+  const texts = a.strings().map((s) => s.text);
+  assert.ok(texts.includes("memory exhausted"), JSON.stringify(texts));
+  assert.ok(!texts.some((t) => t.endsWith("memory exhausted") && t !== "memory exhausted"));
+});
+
+Deno.test("the time budget stops analyze() in its first phase once the deadline is past", async () => {
+  const image = openFixture(X64);
+  const decoder = await createDecoder(image.arch, { endian: image.endian });
+  const phases: string[] = [];
+  await assert.rejects(
+    analyze(image, decoder, {
+      deadline: performance.now() - 1,
+      onProgress: (_f, m) => phases.push(m),
+    }),
+    (e: unknown) => e instanceof Error && e.name === "TimeoutError",
+  );
+  assert.deepEqual(phases, []);
+});
+
+Deno.test("the time budget stops even one long synchronous exploration that never yields", async () => {
+  // 16 MB of nops: one function with millions of instructions. With yields switched off only
+  // the checks inside exploration can stop it.
+  const image = openImage(new Uint8Array(16 << 20).fill(0x90), {
+    raw: true,
+    arch: "x86_64",
+    base: 0x1000,
+  });
+  const decoder = await createDecoder(image.arch, { endian: image.endian });
+  await assert.rejects(
+    analyze(image, decoder, { yieldEvery: 1e9, deadline: performance.now() + 50 }),
+    (e: unknown) => e instanceof Error && e.name === "TimeoutError",
+  );
+});
+
+Deno.test("a jmp straight before alignment padding is a tail call to the function after it", async () => {
+  // 0x1000: call 0x1010; ret — 0x1010: mov esi, 1; jmp 0x1020; nop padding — 0x1020: push rbx;
+  // mov eax, esi; pop rbx; ret. No symbols, no unwind entries.
+  const b = new Uint8Array(0x30).fill(0x90);
+  b.set([0xe8, 0x0b, 0, 0, 0, 0xc3], 0);
+  b.set([0xbe, 1, 0, 0, 0, 0xeb, 0x09], 0x10);
+  b.set([0x53, 0x89, 0xf0, 0x5b, 0xc3], 0x20);
+  const image = openImage(b, { raw: true, arch: "x86_64", base: 0x1000 });
+  const a = await analyze(image, await createDecoder("x86_64", {}));
+  const starts = a.functions().map((f) => f.start.toString(16));
+  assert.deepEqual(starts, ["1000", "1010", "1020"]);
+  assert.equal(a.functionStartingAt(0x1010)!.end, 0x1017);
 });

@@ -14,6 +14,8 @@ export interface StringScanOptions {
   includeCode?: boolean;
   /** Stop and return when more strings than this were found; default unlimited. */
   limit?: number;
+  /** Called every megabyte scanned; throws to stop (the analysis time budget). */
+  check?: () => void;
 }
 
 // Tables, not text: their bytes would be reported as thousands of symbol names.
@@ -52,19 +54,30 @@ export function scanStrings(image: BinaryImage, options: StringScanOptions = {})
   for (const sec of stringSections(image, options.includeCode === true)) {
     const bytes = image.read(sec.start, Math.min(sec.end, sec.start + sec.fileSize) - sec.start);
     if (bytes === undefined) continue;
-    scanSection(bytes, sec, min, out);
+    scanSection(bytes, sec, min, out, options.check);
     if (out.length >= limit) break;
   }
   out.sort((a, b) => a.address - b.address);
   return out.length > limit ? out.slice(0, limit) : out;
 }
 
-function scanSection(b: Uint8Array, sec: Section, min: number, out: StringInfo[]): void {
+function scanSection(
+  b: Uint8Array,
+  sec: Section,
+  min: number,
+  out: StringInfo[],
+  check: (() => void) | undefined,
+): void {
   const n = b.length;
   let i = 0;
+  let nextCheck = 1 << 20;
   // UTF-16LE first pass marks its bytes so the 8-bit pass does not report each letter.
   const taken = new Uint8Array(n);
   for (let s = 0; s + 1 < n; s += 2) {
+    if (s >= nextCheck) {
+      check?.();
+      nextCheck = s + (1 << 20);
+    }
     if (!(printable(b[s]!) && b[s + 1] === 0)) continue;
     let e = s;
     while (e + 1 < n && printable(b[e]!) && b[e + 1] === 0) e += 2;
@@ -81,7 +94,12 @@ function scanSection(b: Uint8Array, sec: Section, min: number, out: StringInfo[]
     }
     s = e;
   }
+  nextCheck = 1 << 20;
   while (i < n) {
+    if (i >= nextCheck) {
+      check?.();
+      nextCheck = i + (1 << 20);
+    }
     if (taken[i] === 1 || b[i] === 0) {
       i++;
       continue;

@@ -26,6 +26,8 @@ export const FUNCTION_FLAGS = [
   "entry",
   "switch",
   "leaf",
+  // A proven call target strictly inside another function's unwind or symbol extent.
+  "nested",
 ] as const;
 
 /** Facts about a function. */
@@ -123,4 +125,4 @@ export interface AnalysisData {
 }
 
 /** The {@link AnalysisData.version} this code writes. */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;

@@ -198,6 +198,7 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
   const symbols: SymbolEntry[] = [];
   const exports: ExportEntry[] = [];
   const seen = new Set<string>();
+  const exported = new Set<string>();
   const thumbFuncs: number[] = [];
   const mappingSyms: { addr: number; thumb: boolean }[] = [];
   // .symtab first so its (usually richer) entries win the dedupe.
@@ -225,10 +226,16 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
         thumbFuncs.push(addr);
       }
       if (!Number.isSafeInteger(addr)) continue;
+      const global = s.bind === 1 || s.bind === 2 || s.bind === 10;
+      // Before the dedupe: a library's `.symtab` repeats every `.dynsym` entry, and what makes
+      // a symbol an export is its presence in `.dynsym`.
       const key = `${s.name}\u0000${addr}`;
+      if (t.dynamic && global && s.type !== STT_TLS && !exported.has(key)) {
+        exported.add(key);
+        exports.push({ name: s.name, address: addr });
+      }
       if (seen.has(key)) continue;
       seen.add(key);
-      const global = s.bind === 1 || s.bind === 2 || s.bind === 10;
       symbols.push({
         name: s.name,
         address: addr,
@@ -237,7 +244,6 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
         source: t.dynamic ? "dynsym" : "symtab",
         global,
       });
-      if (t.dynamic && global && s.type !== STT_TLS) exports.push({ name: s.name, address: addr });
     }
   }
   symbols.sort((a, b) => a.address - b.address);

@@ -164,7 +164,9 @@ Deno.test("parseElf() refuses a 64-bit segment at or above 2^53", () => {
   assert.throws(() => parseElf(b), (e: unknown) => e instanceof Error && /2\^53/.test(e.message));
 });
 
-Deno.test("parseElf() parses the largest system shared library in well under a few seconds", () => {
+// How fast is bench/'s business (tests must pass on a busy machine): this one checks that the
+// largest library parses at all, with its symbols, exports and unwind entries.
+Deno.test("parseElf() parses the largest system shared library", () => {
   let best: { path: string; size: number } | undefined;
   try {
     for (const e of Deno.readDirSync("/usr/lib/x86_64-linux-gnu")) {
@@ -176,10 +178,7 @@ Deno.test("parseElf() parses the largest system shared library in well under a f
   } catch { /* folder absent */ }
   if (!best) return void console.error("skipped: no system shared libraries");
   const bytes = Deno.readFileSync(best.path);
-  const t0 = performance.now();
   const img = parseElf(bytes);
-  const ms = performance.now() - t0;
-  console.error(`parsed ${best.path} (${(best.size / 1e6).toFixed(0)} MB) in ${ms.toFixed(0)} ms`);
-  assert.ok(img.symbols.length > 0 && img.functionHints.length > 0);
-  assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
+  assert.ok(img.symbols.length > 0 && img.functionHints.length > 0, best.path);
+  assert.ok(img.exports.length > 0, best.path);
 });

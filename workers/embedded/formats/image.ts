@@ -86,7 +86,8 @@ export interface ExportEntry {
 export interface EntryPoint {
   name: string;
   address: number;
-  kind: "entry" | "init" | "fini" | "tls" | "main";
+  /** `export`: an exported function of a shared library (its entry points for other modules). */
+  kind: "entry" | "init" | "fini" | "tls" | "main" | "export";
 }
 
 /**

@@ -74,7 +74,7 @@ function parse(bytes: Uint8Array, options: OpenOptions): BinaryImage {
  */
 export function openImage(bytes: Uint8Array, options: OpenOptions = {}): BinaryImage {
   try {
-    return parse(bytes, options);
+    return withExportEntries(parse(bytes, options));
   } catch (err) {
     if (err instanceof RemcpError) throw err;
     // A parser bug must still surface as a failed open naming the file part, not a crash.
@@ -88,4 +88,40 @@ export function openImage(bytes: Uint8Array, options: OpenOptions = {}): BinaryI
       },
     );
   }
+}
+
+/**
+ * Whether `image` is a shared library: a DLL, a Mach-O dylib or bundle, or an ELF shared object
+ * that is not a position-independent executable (no DF_1_PIE flag, and either no interpreter or
+ * a soname: libc.so.6 has both and is still a library).
+ */
+export function isSharedLibrary(image: BinaryImage): boolean {
+  const info = image.info;
+  switch (image.format) {
+    case "pe":
+      return info.dll === true;
+    case "macho":
+      return info.filetype === "dylib" || info.filetype === "bundle";
+    case "elf":
+      return info.elf_type === "DYN" && info.pie !== true &&
+        (info.interpreter === undefined || info.soname !== undefined);
+    default:
+      return false;
+  }
+}
+
+/**
+ * A library's exported functions are where other modules enter it: list them as entry points
+ * (kind "export"), as IDA and Ghidra do. Exports of data and forwarders are not code.
+ */
+function withExportEntries(image: BinaryImage): BinaryImage {
+  if (!isSharedLibrary(image)) return image;
+  const known = new Set(image.entryPoints.map((e) => e.address));
+  for (const e of image.exports) {
+    if (e.forwarder !== undefined || known.has(e.address)) continue;
+    if (image.sectionAt(e.address)?.kind !== "code") continue;
+    known.add(e.address);
+    image.entryPoints.push({ name: e.name, address: e.address, kind: "export" });
+  }
+  return image;
 }

@@ -49,3 +49,54 @@ Deno.test("openImage() on truncated headers throws OpenFailed naming an offset",
     return true;
   });
 });
+
+/** Exported functions of lib.c (the exported object `remcp_lib_counter` is data). */
+const LIB_FUNCTIONS = ["remcp_lib_add", "remcp_lib_name", "remcp_lib_print", "remcp_lib_scale"];
+
+Deno.test("a shared library that keeps its .symtab still lists its .dynsym exports", () => {
+  const f = fixture("elf_x86_64_lib.so", "library exports");
+  if (!f) return;
+  const img = openImage(f.bytes);
+  assert.equal(img.info.stripped, false);
+  const truth = f.truth as { functions: { name: string; address: string }[] } & {
+    objects: { name: string; address: string }[];
+  };
+  const want = [...truth.functions, ...truth.objects]
+    .filter((s) => s.name.startsWith("remcp_lib_") && s.name !== "remcp_lib_twice")
+    .map((s) => [s.name, Number(s.address)]);
+  assert.deepEqual(
+    img.exports.map((e) => [e.name, e.address]).sort(),
+    want.sort(),
+  );
+});
+
+Deno.test("a library's exported functions are its entry points (ELF .so, Mach-O dylib, DLL)", () => {
+  for (
+    const [name, prefix, functions] of [
+      ["elf_x86_64_lib.so", "", LIB_FUNCTIONS],
+      ["macho_x86_64_lib.dylib", "_", LIB_FUNCTIONS],
+      // remcp_dll_mul is exported by ordinal only; remcp_dll_beep is a forwarder (not code).
+      ["remcp_dll.dll", "", ["Ordinal_2", "remcp_dll_add"]],
+    ] as const
+  ) {
+    const f = fixture(name, "library entry points");
+    if (!f) continue;
+    const img = openImage(f.bytes);
+    const exported = img.entryPoints.filter((e) => e.kind === "export");
+    assert.deepEqual(
+      exported.map((e) => e.name).sort(),
+      functions.map((n) => n === "Ordinal_2" ? n : prefix + n).sort(),
+      name,
+    );
+    for (const e of exported) {
+      assert.equal(img.exports.find((x) => x.name === e.name)?.address, e.address, e.name);
+      assert.equal(img.sectionAt(e.address)?.kind, "code", e.name);
+    }
+  }
+  // Executables keep only their own entry points.
+  for (const name of ["elf_x86_64_gcc_O2", "pe_x86_64_O2.exe", "macho_x86_64"]) {
+    const f = fixture(name, "executable entry points");
+    if (!f) continue;
+    assert.deepEqual(openImage(f.bytes).entryPoints.filter((e) => e.kind === "export"), [], name);
+  }
+});

@@ -3,7 +3,7 @@ import * as spec from "../../../src/protocol/catalog/annotations.ts";
 import { hex, pageOf, paginate } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { type DbAccess, type EmbeddedDb, labelOf, resolveMapped } from "../db.ts";
-import type { AnnotationKind } from "../store/store.ts";
+import type { AnnotationKind } from "../../shared/store/store.ts";
 import {
   changeRow,
   changesPage,
@@ -28,6 +28,8 @@ export function applyToIndexes(
   value: string | null,
 ) {
   if (kind === "name") d.names.setUserName(address, value ?? undefined);
+  // A prototype changes how the function and its callers decompile.
+  if (kind === "prototype") d.decompiler?.invalidate();
 }
 
 /** The annotation tools over `db`. */
@@ -69,6 +71,7 @@ export function annotationTools(db: DbAccess): ToolImpl[] {
       const proto = args.prototype.trim();
       checkPrototype(proto);
       const c = d.store.set("prototype", address, proto === "" ? null : proto);
+      applyToIndexes(d, "prototype", address, c.new);
       return { address: hex(address), old_prototype: c.old, new_prototype: c.new };
     }),
     impl(spec.addBookmark, (args) => {

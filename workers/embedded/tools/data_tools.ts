@@ -1,6 +1,11 @@
 /** Embedded handlers: reading bytes and typed data. */
 import { RemcpError } from "../../../src/errors.ts";
-import { readBytes, readData } from "../../../src/protocol/catalog/data.ts";
+import {
+  getEntropy,
+  MAX_ENTROPY_BYTES,
+  readBytes,
+  readData,
+} from "../../../src/protocol/catalog/data.ts";
 import { hex } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { bytesResult, TYPE_SIZES } from "../../shared/values.ts";
@@ -12,6 +17,42 @@ const MAX_TYPED_READ_BYTES = 1024 * 1024;
 /** The data tools over `db`. */
 export function dataTools(db: DbAccess): ToolImpl[] {
   return [
+    impl(getEntropy, (args) => {
+      const d = db();
+      const counts = new Float64Array(256);
+      const items: { name?: string; start: string; size: number; entropy: number }[] = [];
+      let total = 0;
+      const add = (bytes: Uint8Array, name?: string, start = 0) => {
+        const local = new Float64Array(256);
+        for (const b of bytes) local[b]!++;
+        for (let i = 0; i < 256; i++) counts[i]! += local[i]!;
+        total += bytes.length;
+        items.push({
+          ...(name ? { name } : {}),
+          start: hex(start),
+          size: bytes.length,
+          entropy: entropyOf(local, bytes.length),
+        });
+      };
+      if (args.address === undefined) {
+        for (const s of d.image.sections) {
+          if (s.fileSize === 0 || s.end <= s.start) continue;
+          add(
+            d.image.readUpTo(s.start, Math.min(s.end - s.start, MAX_ENTROPY_BYTES)),
+            s.name,
+            s.start,
+          );
+        }
+      } else {
+        const start = resolveMapped(d, args.address);
+        const bytes = d.image.readUpTo(start, args.size ?? MAX_ENTROPY_BYTES);
+        const block = args.block_size ?? 4096;
+        for (let at = 0; at < bytes.length; at += block) {
+          add(bytes.subarray(at, Math.min(at + block, bytes.length)), undefined, start + at);
+        }
+      }
+      return { items, entropy: entropyOf(counts, total), bytes: total };
+    }, { duringAnalysis: true }),
     impl(readBytes, (args) => {
       const d = db();
       const addr = resolveMapped(d, args.address);
@@ -133,4 +174,16 @@ export function readString(
     ? new TextDecoder("utf-16le").decode(body)
     : new TextDecoder("utf-8", { fatal: false }).decode(body);
   return { text, bytes: Math.min(end + unit, raw.length) };
+}
+
+/** Shannon entropy in bits per byte of a byte histogram. */
+function entropyOf(counts: Float64Array, total: number): number {
+  if (total === 0) return 0;
+  let h = 0;
+  for (const c of counts) {
+    if (c === 0) continue;
+    const p = c / total;
+    h -= p * Math.log2(p);
+  }
+  return Math.round(h * 1000) / 1000;
 }

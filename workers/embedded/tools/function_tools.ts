@@ -8,6 +8,8 @@ import { analysisOf, type DbAccess, type EmbeddedDb, fnName, functionContaining 
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { DecodeOptions, Decoder, Insn } from "../arch/types.ts";
 import { rowNamer } from "./code_tools.ts";
+import { decompiled, DecompilerCache, renderFor } from "../decompiler/service.ts";
+import { localAnnotations } from "../decompiler/locals.ts";
 
 /** Bytes a function covers: its main extent plus its chunks. */
 function sizeOf(fn: FunctionInfo): number {
@@ -135,14 +137,47 @@ export function functionTools(db: DbAccess): ToolImpl[] {
       if (out.has_more) out.next_offset = offset + page.length;
       return out as never;
     }),
-    impl(F.decompileFunction, () => {
-      throw new RemcpError(
-        "Unsupported",
-        "The embedded backend has no decompiler: open the file with backend rizin (with " +
-          "rz-ghidra or jsdec), ghidra, ida (Hex-Rays) or binja for decompile_function, or read " +
-          "disassemble_function",
-        { backends: ["rizin", "ghidra", "ida", "binja"] },
-      );
+    impl(F.decompileFunction, async (args) => {
+      const d = db();
+      const fn = functionContaining(d, args.address);
+      d.decompiler ??= new DecompilerCache();
+      const head = { name: fnName(d, fn), start: hex(fn.start), engine: "remcp" };
+      try {
+        const dec = await decompiled(d, fn, d.decompiler);
+        const r = renderFor(d, fn, dec, localAnnotations(d, fn.start));
+        return {
+          ...head,
+          code: r.code,
+          lines: r.lines.map((l) => ({ line: l.line, addresses: l.addresses.map(hex) })),
+          ...(dec.warnings.length > 0
+            ? { warnings: dec.warnings.map((message) => ({ code: "decompiler", message })) }
+            : {}),
+        };
+      } catch (err) {
+        // Over budget or too large: the caller must choose another way (the error says which).
+        if (err instanceof RemcpError && (err.code === "Timeout" || err.code === "Unsupported")) {
+          if (!/lifts x86/.test(err.message)) throw err;
+        }
+        // Anything else the decompiler cannot handle yet: say so and show the disassembly.
+        const why = err instanceof Error ? err.message : String(err);
+        const insns = await instructionsOf(d, fn);
+        const rows = await d.code.rows(insns.slice(0, 400), rowNamer(d));
+        const code = [
+          `/* remcp could not decompile ${head.name}: ${why.replaceAll("*/", "* /")}`,
+          "   Its disassembly follows. */",
+          ...rows.map((r) =>
+            `// ${r.address}  ${r.mnemonic} ${r.operands}`.trimEnd() +
+            (r.target_name ? `  ; ${r.target_name}` : "")
+          ),
+          ...(insns.length > 400 ? [`// … ${insns.length - 400} more instructions`] : []),
+        ].join("\n") + "\n";
+        return {
+          ...head,
+          code,
+          lines: rows.map((r, i) => ({ line: i + 3, addresses: [r.address] })),
+          warnings: [{ code: "decompiler_failed", message: why }],
+        };
+      }
     }),
     impl(F.getBasicBlocks, async (args) => {
       const d = db();

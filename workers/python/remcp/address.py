@@ -1,4 +1,4 @@
-"""Address expressions (DESIGN §3.7, a port of src/protocol/address.ts): ``0x`` hex; all-digit
+"""Address expressions (a port of src/protocol/address.ts): ``0x`` hex; all-digit
 decimal; a name; ``name+0x10`` / ``.text+0x20`` / ``name-8``; bare hex as a last resort."""
 import re
 

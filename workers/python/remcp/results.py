@@ -1,4 +1,4 @@
-"""The result rules of DESIGN §3.5 (a port of src/protocol/results.ts and paging.ts): object-only
+"""The result rules of docs/ARCHITECTURE.md (a port of src/protocol/results.ts and paging.ts): object-only
 structured content, compact JSON text, pages, the output cap, and never cut, invalid JSON."""
 import json
 import re

@@ -11,7 +11,7 @@ import type { Model } from "../model.ts";
 import { addr, quoteArg } from "../quote.ts";
 import { applyComment, applyName } from "../replay.ts";
 import type { Conn } from "../session.ts";
-import type { AnnotationKind } from "../../embedded/store/store.ts";
+import type { AnnotationKind } from "../../shared/store/store.ts";
 import {
   changeRow,
   changesPage,

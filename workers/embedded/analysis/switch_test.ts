@@ -1,0 +1,114 @@
+/**
+ * Jump tables in every form the x86-64 and AArch64 compilers emit (tests/fixtures/src/switch_forms.c), and
+ * the rule that an exception table bounds functions: switch cases are never functions.
+ */
+import assert from "node:assert/strict";
+import { createDecoder } from "../arch/decoder.ts";
+import type { BinaryImage } from "../formats/image.ts";
+import { analyze } from "./analyze.ts";
+import type { Analysis } from "./analysis.ts";
+import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
+
+const FORMS = [
+  "gcc_O0", // lea; mov eax,[rdx+rax]; cdqe; lea; add; jmp rax — index*4 and base apart
+  "gcc_O0_cet", // the same with notrack jmp
+  "gcc_O0_nopie", // mov rax,[rax*8+T]; jmp rax
+  "gcc_O2", // the byte switch: movzx edi, dil bounds a table with no range check
+  "gcc_O2_nopie", // jmp [rax*8+T]
+  "clang_O2", // lea; movsxd rax,[rcx+rax*4]; add rax,rcx; jmp rax, range check folded in an add
+  "clang_O3_nopie",
+].map((f) => `elf_x86_64_switch_${f}`).concat(
+  // adrp+add T; ldrb [T, w0, uxtw]; adr B; add x1, B, w1, sxtb #2; br (range check: b.ls)
+  "elf_aarch64_switch_gcc_O2",
+  // adr B; ldrsw x9, [T, x11, lsl #2]; add x8, B, x9 (byte offsets); br
+  "elf_aarch64_switch_clang_O0",
+);
+
+/** Analyse `name` as if stripped: no symbols, and without unwind entries unless `keepHints`. */
+async function analyzeStripped(name: string, keepHints: boolean): Promise<[BinaryImage, Analysis]> {
+  const image = openFixture(name);
+  image.symbols = [];
+  if (!keepHints) image.functionHints = [];
+  const decoder = await createDecoder(image.arch, { endian: image.endian });
+  return [image, await analyze(image, decoder)];
+}
+
+function textStarts(image: BinaryImage, starts: Iterable<number>): number[] {
+  const text = image.sections.find((s) => s.name === ".text")!;
+  return [...starts].filter((a) => a >= text.start && a < text.end).sort((x, y) => x - y);
+}
+
+const hex = (a: number[]) => a.map((x) => `0x${x.toString(16)}`);
+
+for (const name of FORMS) {
+  Deno.test(`${name}: every switch's table is read, its cases are inside the function`, async () => {
+    const a = await analyzeFixture(name);
+    for (const [fn, cases] of [["remcp_sw_chars", 20], ["remcp_sw_small", 12]] as const) {
+      const f = a.functionByName(fn)!;
+      assert.ok(f.flags.includes("switch"), `${fn} ${f.flags}`);
+      assert.ok(!f.flags.includes("leaf"), `${fn}: its cases call`);
+      const values = new Set(f.edges.filter((e) => e.kind === "case").map((e) => e.value));
+      assert.equal(values.size, cases, fn);
+    }
+    // A byte index bounds this one (gcc handles case 0 apart on AArch64); the compilers that
+    // turn it into a lookup table of pointers have no jump to resolve.
+    const byte = a.functionByName("remcp_sw_byte")!;
+    if (byte.flags.includes("switch")) {
+      const cases = byte.edges.filter((e) => e.kind === "case");
+      assert.ok([255, 256].includes(new Set(cases.map((e) => e.value)).size), `${cases.length}`);
+      for (const e of cases) assert.ok(e.to > byte.start && e.to < byte.end);
+    }
+    // No range check bounds this table: what is read must still stay inside the function.
+    // (gcc for AArch64 compiles this switch to compares, not a table.)
+    const u = a.functionByName("remcp_sw_unbounded")!;
+    if (name === "elf_aarch64_switch_gcc_O2") return assert.ok(!u.flags.includes("switch"));
+    const targets = u.edges.filter((e) => e.kind === "case").map((e) => e.to);
+    assert.ok(new Set(targets).size >= 8, `${targets.length} cases`);
+    for (const t of targets) assert.ok(t > u.start && t < u.end, `case 0x${t.toString(16)}`);
+  });
+
+  Deno.test(`${name}: stripped, with and without .eh_frame, no switch case is a function`, async () => {
+    // `.cold` parts are chunks; a lone `ret` nobody references (_dl_relocate_static_pie in a
+    // non-PIE) reads as padding without its unwind entry.
+    const fns = truthOf(name).functions.filter((f) => !/\.cold/.test(f.name));
+    for (const keepHints of [true, false]) {
+      const truth = fns.filter((f) => keepHints || f.size !== 1).map((f) => Number(f.address));
+      const [image, a] = await analyzeStripped(name, keepHints);
+      const found = textStarts(image, a.functions().map((f) => f.start));
+      assert.deepEqual(hex(found), hex(textStarts(image, truth)), `eh_frame: ${keepHints}`);
+    }
+  });
+}
+
+Deno.test("no function starts strictly inside another function's exception-table range", async () => {
+  for (const name of [...FORMS, "elf_x86_64_gcc_O0", "elf_x86_64_gcc_O2", "elf_x86_64_clang_O2"]) {
+    const [image, a] = await analyzeStripped(name, true);
+    const starts = a.functions().map((f) => f.start).sort((x, y) => x - y);
+    for (const h of image.functionHints) {
+      // One unwind entry covers a whole PLT; its stubs are the imports.
+      if (h.end === undefined || /^\.plt/.test(image.sectionAt(h.start)?.name ?? "")) continue;
+      const inside = starts.filter((s) => s > h.start && s < h.end!);
+      assert.deepEqual(hex(inside), [], `${name}: inside 0x${h.start.toString(16)}`);
+    }
+  }
+});
+
+Deno.test("a call target inside another function's unwind extent stays a function, flagged nested", async () => {
+  const name = "elf_x86_64_gcc_O2";
+  const truth = truthOf(name);
+  const image = openFixture(name);
+  image.symbols = [];
+  // Stretch the unwind entry before remcp_fact over it: remcp_fact is still called by main.
+  const fact = Number(truth.functions.find((f) => f.name === "remcp_fact")!.address);
+  const hints = image.functionHints.sort((x, y) => x.start - y.start);
+  const i = hints.findIndex((h) => h.start === fact);
+  assert.ok(i > 0);
+  hints[i - 1]!.end = hints[i]!.end!;
+  hints.splice(i, 1);
+  const a = await analyze(image, await createDecoder(image.arch, { endian: image.endian }));
+  const f = a.functionStartingAt(fact);
+  assert.ok(f !== undefined);
+  assert.equal(f.source, "call");
+  assert.ok(f.flags.includes("nested"), `${f.flags}`);
+  assert.ok(!a.functionStartingAt(hints[i - 1]!.start)!.flags.includes("nested"));
+});

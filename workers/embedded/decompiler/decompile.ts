@@ -1,0 +1,352 @@
+/**
+ * The decompiler pipeline: lift → SSA → calls → propagation → stack frame → dead code → out of
+ * SSA → structure, under one time budget checked between stages and inside the loops that can
+ * grow. The result is the function's {@link Decompiled} form, from which {@link render} prints
+ * C with the names and types current at print time (a rename needs no new decompilation).
+ */
+
+import { RemcpError } from "../../../src/errors.ts";
+import type { FunctionInfo } from "../analysis/types.ts";
+import type { Insn } from "../arch/types.ts";
+import { type CallingConvention, defaultConvention } from "./abi/conventions.ts";
+import { buildIr } from "./build.ts";
+import { type Expr, type IrFunction, type Term, type Var, varKey } from "./ir.ts";
+import { normalize, reversePostOrder, toSsa } from "./ssa.ts";
+import {
+  type CallFacts,
+  dropStackMarker,
+  prepareCalls,
+  stackArguments,
+  trimCalls,
+} from "./passes/calls.ts";
+import { propagate, simplifyAll } from "./passes/propagate.ts";
+import { type Frame, recoverFrame } from "./passes/stack.ts";
+import { leaveSsa } from "./passes/outssa.ts";
+import { coalesce } from "./passes/coalesce.ts";
+import { narrow } from "./passes/narrow.ts";
+import { countUses } from "./passes/uses.ts";
+import type { Graph, Stmt as SStmt, Terminator } from "./structure/types.ts";
+import { structure } from "./structure/structure.ts";
+import { formatArguments, isVoid, type Prototype } from "./abi/prototype.ts";
+import { inferTypes } from "./types.ts";
+
+/** What decompiling one function needs. */
+export interface DecompileInput {
+  fn: FunctionInfo;
+  /** The function's instructions, decoded with `detail` and `text`, in address order. */
+  insns: Insn[];
+  bits: 32 | 64;
+  /** Container format (`elf`, `pe`, …): picks the default calling convention. */
+  format: string;
+  isNoReturn(address: number): boolean;
+  /** Whether a string starts at `address`. */
+  isString(address: number): boolean;
+  /** The text of a string at `address` (format strings give variadic argument counts). */
+  stringAt?(address: number): string | undefined;
+  /** The prototype of the function (or import slot) at `address`: the user's, else built in. */
+  prototypeAt?(address: number): Prototype | undefined;
+  /** The code's bytes (exact 64-bit immediates). */
+  bytesAt?(address: number, length: number): Uint8Array | undefined;
+  /** The register a 32-bit PIC thunk at `address` loads (`ebx` for get_pc_thunk.bx). */
+  pcThunk?(address: number): string | undefined;
+  /** What a callee's own code says of its parameters and return value (no prototype known). */
+  summaryAt?(address: number): { params: number; returns: boolean } | undefined;
+  /** Milliseconds this decompilation may take. */
+  budgetMs: number;
+  /** The clock (tests pass their own). */
+  now?: () => number;
+}
+
+/** A decompiled function before printing. */
+export interface Decompiled {
+  ir: IrFunction;
+  tree: SStmt<number, Expr>;
+  frame: Frame;
+  cc: CallingConvention;
+  types: Map<string, import("./types.ts").CType>;
+  /** Number of the function's parameters (register arguments used, then stack ones). */
+  params: Var[];
+  returns: boolean;
+  /** The declaration that fixed the signature, when there is one. */
+  prototype?: Prototype;
+  instructions: number;
+  unlifted: number;
+  gotos: number;
+  warnings: string[];
+  /** Milliseconds per stage. */
+  stages: Record<string, number>;
+}
+
+/** Decompiles `input.fn`; throws Timeout when the budget runs out. */
+export function decompile(input: DecompileInput): Decompiled {
+  const now = input.now ?? (() => performance.now());
+  const t0 = now();
+  const deadline = t0 + input.budgetMs;
+  const stages: Record<string, number> = {};
+  let last = t0;
+  const stage = (name: string) => {
+    const t = now();
+    stages[name] = Math.round((t - last) * 100) / 100;
+    last = t;
+    if (t > deadline) {
+      throw new RemcpError(
+        "Timeout",
+        `Decompiling ${input.fn.name} took longer than its ${input.budgetMs} ms budget (stopped ` +
+          `after ${name}); read it with disassemble_function, or decompile a smaller function`,
+        { stage: name, budget_ms: input.budgetMs },
+      );
+    }
+  };
+  const cc = defaultConvention(input.bits === 32 ? "x86" : "x86_64", input.format);
+  const built = buildIr(input.fn, input.insns, input.bits, {
+    isNoReturn: input.isNoReturn,
+    ...(input.pcThunk ? { pcThunk: input.pcThunk } : {}),
+    ...(input.bytesAt ? { bytesAt: input.bytesAt } : {}),
+  });
+  stage("lift");
+  let ir = normalize(built.fn);
+  ir = prepareCalls(ir, cc);
+  ir = toSsa(ir);
+  stage("ssa");
+  const protoOf = (target: Expr): Prototype | undefined => {
+    if (target.k === "const") return input.prototypeAt?.(Number(target.value));
+    if (target.k === "load" && target.addr.k === "const") {
+      return input.prototypeAt?.(Number(target.addr.value));
+    }
+    return undefined;
+  };
+  const facts: CallFacts = {
+    self: input.fn.start,
+    callee: (target) => {
+      const p = protoOf(target);
+      if (!p) {
+        const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
+        return s ? { args: s.params, returns: s.returns } : undefined;
+      }
+      return {
+        args: p.params.length,
+        variadic: p.variadic,
+        returns: !isVoid(p.ret),
+        ...(p.format !== undefined ? { format: p.format } : {}),
+      };
+    },
+    formatArgs: (address) => {
+      const s = input.stringAt?.(address);
+      return s === undefined ? undefined : formatArguments(s);
+    },
+  };
+  ir = trimCalls(ir, cc, facts);
+  ir = propagate(simplifyAll(ir), () => now() > deadline && stage("propagate"));
+  stage("propagate");
+  if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
+  ir = dropStackMarker(ir, cc);
+  const framed = recoverFrame(ir);
+  ir = propagate(framed.fn, () => now() > deadline && stage("frame"));
+  stage("frame");
+  ir = switchValues(ir);
+  ir = narrowReturns(narrow(ir));
+  const self = input.prototypeAt?.(input.fn.start);
+  let params = parameters(ir, cc);
+  let returns = [...ir.blocks.values()].some((b) => b.term.k === "ret" && b.term.value);
+  if (self) {
+    // The user's (or the library's) declaration wins over what use suggests.
+    const n = Math.min(self.params.length, cc.args.length);
+    params = [
+      ...cc.args.slice(0, n).map((name): Var => ({ k: "reg", name, size: ir.arch.ptr, ver: 0 })),
+      ...params.filter((p) => p.k === "slot"),
+    ];
+    returns = !isVoid(self.ret);
+    if (!returns) ir = dropReturnValues(ir);
+  }
+  ir = leaveSsa(ir, maxTmp(ir) + 1);
+  ir = coalesce(ir);
+  stage("ssa-exit");
+  const graph = toGraph(ir);
+  const structured = structure(graph, {
+    isEmpty: (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
+  });
+  const tree = structured.body;
+  const gotos = structured.gotos;
+  stage("structure");
+  const types = inferTypes(ir, input.isString);
+  stage("types");
+  return {
+    ir,
+    tree,
+    frame: framed.frame,
+    cc,
+    types,
+    params,
+    returns,
+    ...(self ? { prototype: self } : {}),
+    instructions: built.instructions,
+    unlifted: built.unlifted,
+    gotos,
+    warnings: [
+      ...ir.warnings,
+      ...structured.warnings,
+      ...(built.unlifted > 0
+        ? [
+          `${built.unlifted} of ${built.instructions} instructions are not lifted (shown as ` +
+          `__asm_ calls): ${[...built.unliftedMnemonics.keys()].slice(0, 8).join(", ")}`,
+        ]
+        : []),
+    ],
+    stages,
+  };
+}
+
+/** The parameters: argument registers read on entry (up to the last one read), stack args. */
+function parameters(fn: IrFunction, cc: CallingConvention): Var[] {
+  const uses = countUses(fn);
+  let n = 0;
+  cc.args.forEach((r, i) => {
+    if ((uses.count.get(`${r}.0`) ?? 0) > 0) n = i + 1;
+  });
+  const out: Var[] = cc.args.slice(0, n).map((name) => ({
+    k: "reg",
+    name,
+    size: fn.arch.ptr,
+    ver: 0,
+  }));
+  const stack = new Map<number, number>();
+  for (const [key, count] of uses.count) {
+    const m = /^s(-?\d+):(\d+)$/.exec(key);
+    if (!m || count === 0) continue;
+    const off = Number(m[1]);
+    if (off >= cc.stackArgs) stack.set(off, Number(m[2]));
+  }
+  for (const [offset, size] of [...stack].sort((a, b) => a[0] - b[0])) {
+    out.push({ k: "slot", offset, size });
+  }
+  return out;
+}
+
+/**
+ * A jump through a table reads `table[index * scale]` (plus a base for relative tables): the
+ * switch is on `index`.
+ */
+function switchValues(fn: IrFunction): IrFunction {
+  const blocks = new Map(fn.blocks);
+  for (const [k, b] of fn.blocks) {
+    if (b.term.k !== "switch") continue;
+    blocks.set(k, { ...b, term: { ...b.term, value: caseIndex(b.term.value) } });
+  }
+  return { ...fn, blocks };
+}
+
+function caseIndex(target: Expr): Expr {
+  let found: Expr | undefined;
+  const visit = (e: Expr): void => {
+    if (found) return;
+    if (e.k === "bin" && e.op === "mul" && e.b.k === "const") {
+      found = e.a;
+      return;
+    }
+    if (e.k === "load") visit(e.addr);
+    else if (e.k === "bin") {
+      visit(e.a);
+      visit(e.b);
+    } else if (e.k === "ext" || e.k === "trunc") visit(e.a);
+  };
+  visit(target);
+  return found ?? target;
+}
+
+/**
+ * Return values that are all zero-extended from one width (or constants that fit it) are values
+ * of that width: `uint32_t f()` returning `x`, not `uint64_t f()` returning `(uint64_t)x`.
+ */
+function narrowReturns(fn: IrFunction): IrFunction {
+  let width: number | undefined;
+  const rets = [...fn.blocks.values()].filter((b) => b.term.k === "ret" && b.term.value);
+  if (rets.length === 0) return fn;
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    if (v.k === "ext" && !v.signed) {
+      if (width !== undefined && width !== v.a.size) return fn;
+      width = v.a.size;
+    } else if (v.k !== "const") return fn;
+  }
+  // Below int the caller still sees the whole register the code set (`setb al; movzx eax, al`).
+  if (width === undefined || width < 4) return fn;
+  const w = width;
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    if (v.k === "const" && v.value >= 1n << BigInt(w * 8)) return fn;
+  }
+  const blocks = new Map(fn.blocks);
+  for (const b of rets) {
+    const v = (b.term as { value: Expr }).value;
+    const value: Expr = v.k === "ext"
+      ? v.a
+      : v.k === "const"
+      ? { k: "const", value: v.value, size: w }
+      : v;
+    blocks.set(b.start, { ...b, term: { k: "ret", value, at: b.term.at } });
+  }
+  return { ...fn, blocks };
+}
+
+function dropReturnValues(fn: IrFunction): IrFunction {
+  const blocks = new Map(fn.blocks);
+  for (const [k, b] of fn.blocks) {
+    if (b.term.k === "ret" && b.term.value) {
+      blocks.set(k, { ...b, term: { k: "ret", at: b.term.at } });
+    }
+    if (b.term.k === "tail" && b.term.value) {
+      const { value: _v, ...rest } = b.term;
+      blocks.set(k, { ...b, term: rest });
+    }
+  }
+  return fn.blocks === blocks ? fn : { ...fn, blocks };
+}
+
+function maxTmp(fn: IrFunction): number {
+  let max = 0;
+  const see = (v: { k: string; id?: number }) => {
+    if (v.k === "tmp" && v.id !== undefined && v.id > max) max = v.id;
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) if (s.k === "set") see(s.dst);
+    for (const s of b.stmts) if (s.k === "asm") s.outs.forEach(see);
+  }
+  return max;
+}
+
+/** The structurer's view of the IR: block ids, bodies by id, conditions as expressions. */
+export function toGraph(fn: IrFunction): Graph<number, Expr> {
+  const order = reversePostOrder(fn);
+  return {
+    entry: fn.entry,
+    blocks: order.map((id) => ({ id, body: id, term: terminator(fn.blocks.get(id)!.term) })),
+  };
+}
+
+function terminator(t: Term): Terminator<Expr> {
+  switch (t.k) {
+    case "jump":
+      return { kind: "jump", to: t.to };
+    case "branch":
+      return t.then === t.else ? { kind: "jump", to: t.then } : {
+        kind: "branch",
+        cond: t.cond,
+        then: t.then,
+        else: t.else,
+      };
+    case "switch":
+      return {
+        kind: "switch",
+        value: t.value,
+        cases: t.cases.map((c) => ({ values: c.values.map(BigInt), to: c.to })),
+        ...(t.default !== undefined ? { default: t.default } : {}),
+      };
+    case "ret":
+    case "tail":
+      return { kind: "return" };
+    default:
+      return { kind: "stop" };
+  }
+}
+
+export { varKey };

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { RemcpError } from "../../../src/errors.ts";
+import { createDecoder } from "../arch/decoder.ts";
+import type { FunctionInfo } from "../analysis/types.ts";
+import { decompile } from "./decompile.ts";
+import { render } from "./render.ts";
+
+const bytes = (hex: string) => Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
+
+// int f(int a, int b) { return a < b ? b - a : a * 3; }  (gcc -O1, hand-checked)
+//   cmp edi, esi; jge L; mov eax, esi; sub eax, edi; ret; L: lea eax, [rdi+rdi*2]; ret
+const CODE = "39f77d0589f029f8c38d047fc3";
+
+async function input(now?: () => number) {
+  const d = await createDecoder("x86_64");
+  const insns = d.decode(bytes(CODE), 0x1000, { detail: true, text: true });
+  const fn: FunctionInfo = {
+    start: 0x1000,
+    end: 0x100d,
+    name: "f",
+    source: "symbol",
+    flags: [],
+    blocks: [{ start: 0x1000, end: 0x1004 }, { start: 0x1004, end: 0x1009 }, {
+      start: 0x1009,
+      end: 0x100d,
+    }],
+    chunks: [],
+    edges: [
+      { from: 0x1000, to: 0x1004, kind: "false" },
+      { from: 0x1000, to: 0x1009, kind: "true" },
+    ],
+  };
+  return {
+    fn,
+    insns,
+    bits: 64 as const,
+    format: "elf",
+    isNoReturn: () => false,
+    isString: () => false,
+    budgetMs: 500,
+    ...(now ? { now } : {}),
+  };
+}
+
+const names = { functionAt: () => undefined, dataAt: () => undefined, stringAt: () => undefined };
+
+Deno.test("decompile() prints a comparison, both branches and a line map", async () => {
+  const d = decompile(await input());
+  const r = render(d, "f", names);
+  assert.match(r.code, /^uint32_t f\(int32_t arg1, int32_t arg2\)/);
+  assert.match(
+    r.code,
+    /if \(arg2 <= arg1\) \{\n\s+return arg1 \+ arg1 \* 2;\n\s+\}\n\s+return arg2 - arg1;/,
+  );
+  const lines = r.code.split("\n");
+  const ret = lines.findIndex((l) => l.includes("arg2 - arg1"));
+  assert.ok(r.lines.some((l) => l.line === ret + 1 && l.addresses.includes(0x1008)));
+});
+
+Deno.test("decompile() stops with Timeout naming the stage when the budget runs out", async () => {
+  let t = 0;
+  const slow = await input(() => (t += 1000));
+  assert.throws(() => decompile(slow), (e: unknown) => {
+    assert.ok(e instanceof RemcpError);
+    assert.equal(e.code, "Timeout");
+    assert.match(e.message, /budget \(stopped after lift\).*disassemble_function/);
+    return true;
+  });
+});

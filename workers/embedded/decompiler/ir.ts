@@ -1,0 +1,380 @@
+/**
+ * The decompiler's one intermediate language, for every ISA: values are registers, temporaries,
+ * stack slots and constants, each with a size in bytes; statements assign, store, call, or run an
+ * intrinsic; each block ends in one terminator. Every statement keeps the address of the
+ * instruction it came from, so the C printed at the end maps back to the disassembly.
+ *
+ * Expressions are trees (as in angr's AIL) rather than three-address code: propagation then
+ * means substituting a subtree, and the printer sees the nesting it prints.
+ */
+
+/** A machine register, by its full-width name (`rax`, `eax` in 32-bit code, `x0`, `xmm0`). */
+export interface Reg {
+  k: "reg";
+  name: string;
+  size: number;
+  /** SSA version; 0 = the value on entry to the function, undefined before SSA. */
+  ver?: number;
+}
+
+/** A temporary of one instruction's lifting; assigned once in the whole function. */
+export interface Tmp {
+  k: "tmp";
+  id: number;
+  size: number;
+}
+
+/** A stack slot at `offset` from the stack pointer on entry (negative: locals; positive: args). */
+export interface Slot {
+  k: "slot";
+  offset: number;
+  size: number;
+}
+
+/** Something a value can be assigned to. */
+export type Var = Reg | Tmp | Slot;
+
+/** An integer constant, kept to `size` bytes (two's complement, unsigned in `value`). */
+export interface Const {
+  k: "const";
+  value: bigint;
+  size: number;
+}
+
+/** Binary operators; comparisons produce a 1-byte boolean. */
+export type BinOp =
+  | "add"
+  | "sub"
+  | "mul"
+  | "udiv"
+  | "sdiv"
+  | "urem"
+  | "srem"
+  | "and"
+  | "or"
+  | "xor"
+  | "shl"
+  | "shr"
+  | "sar"
+  | "eq"
+  | "ne"
+  | "ult"
+  | "ule"
+  | "slt"
+  | "sle"
+  | "land"
+  | "lor";
+
+/** Operators whose result is a boolean. */
+export const COMPARES: ReadonlySet<BinOp> = new Set([
+  "eq",
+  "ne",
+  "ult",
+  "ule",
+  "slt",
+  "sle",
+  "land",
+  "lor",
+]);
+
+/** Unary operators: `neg` two's complement, `not` bitwise, `lnot` logical. */
+export type UnOp = "neg" | "not" | "lnot";
+
+/** An expression tree. */
+export type Expr =
+  | Const
+  | Var
+  | { k: "load"; addr: Expr; size: number }
+  | { k: "bin"; op: BinOp; a: Expr; b: Expr; size: number }
+  | { k: "un"; op: UnOp; a: Expr; size: number }
+  /** Zero or sign extension of `a` to `size`. */
+  | { k: "ext"; signed: boolean; a: Expr; size: number }
+  /** The low `size` bytes of `a`. */
+  | { k: "trunc"; a: Expr; size: number }
+  /** `c ? t : f`. */
+  | { k: "select"; c: Expr; t: Expr; f: Expr; size: number }
+  /** A pure operation the IR has no op for (float, vector, parity, …), typed by `size`. */
+  | { k: "intr"; name: string; args: Expr[]; size: number }
+  /** The address of a stack slot (the slot escapes). */
+  | { k: "addr"; slot: Slot; size: number };
+
+/** A statement. `at` is the address of the instruction it came from. */
+export type Stmt =
+  | { k: "set"; dst: Var; src: Expr; at: number }
+  | { k: "store"; addr: Expr; value: Expr; size: number; at: number }
+  /**
+   * A call. `args` and `ret` are filled by the calling-convention pass; `defs` lists the
+   * registers the call may change (its return value and the caller-saved ones).
+   */
+  | { k: "call"; target: Expr; args: Expr[]; ret?: Var; defs: Reg[]; at: number }
+  /**
+   * An instruction the lifter does not model: named `__asm_<mnemonic>` (or a known intrinsic),
+   * reading `args` and writing `outs` (each written register gets its own result).
+   */
+  | { k: "asm"; name: string; args: Expr[]; outs: Var[]; at: number };
+
+/** How a block ends. */
+export type Term =
+  | { k: "jump"; to: number; at: number }
+  | { k: "branch"; cond: Expr; then: number; else: number; at: number }
+  /** An indirect jump; `cases` when the engine resolved it as a switch. */
+  | {
+    k: "switch";
+    value: Expr;
+    cases: { values: number[]; to: number }[];
+    default?: number;
+    at: number;
+  }
+  | { k: "ijump"; target: Expr; at: number }
+  | { k: "ret"; value?: Expr; at: number }
+  /** A tail call: the function ends by jumping to another function. */
+  | { k: "tail"; target: Expr; args: Expr[]; value?: Expr; at: number }
+  /** Execution stops (a no-return call, a trap, undecodable bytes). */
+  | { k: "stop"; at: number; why: string };
+
+/** A basic block, keyed by its start address. */
+export interface IrBlock {
+  start: number;
+  /** Exclusive end address. */
+  end: number;
+  stmts: Stmt[];
+  term: Term;
+  /** SSA phi nodes at the block's head, one per merged variable. */
+  phis: Phi[];
+}
+
+/** `dst = φ(args)`, one argument per predecessor in {@link IrFunction.preds} order. */
+export interface Phi {
+  dst: Var;
+  args: Expr[];
+}
+
+/** One function in IR. */
+export interface IrFunction {
+  entry: number;
+  /** By start address, in address order. */
+  blocks: Map<number, IrBlock>;
+  /** Architecture facts the passes need. */
+  arch: IrArch;
+  /** Warnings collected along the pipeline (where it gave up and why). */
+  warnings: string[];
+}
+
+/** What passes need to know about the machine without knowing which one it is. */
+export interface IrArch {
+  /** Pointer size in bytes. */
+  ptr: number;
+  /** The stack pointer's full name. */
+  sp: string;
+  /** Bytes the call instruction pushes (the return address); 0 on link-register machines. */
+  retAddr: number;
+}
+
+/** A constant of `size` bytes; `value` is wrapped to the size. */
+export function constant(value: bigint | number, size: number): Const {
+  return { k: "const", value: BigInt.asUintN(size * 8, BigInt(value)), size };
+}
+
+/** A register reference. */
+export function reg(name: string, size: number): Reg {
+  return { k: "reg", name, size };
+}
+
+/** Whether two variables are the same storage (and, for SSA registers, the same version). */
+export function sameVar(a: Var, b: Var): boolean {
+  if (a.k === "reg") return b.k === "reg" && a.name === b.name && a.ver === b.ver;
+  if (a.k === "tmp") return b.k === "tmp" && a.id === b.id;
+  return b.k === "slot" && a.offset === b.offset && a.size === b.size;
+}
+
+/** A stable key of a variable (register with version, temp, slot). */
+export function varKey(v: Var): string {
+  if (v.k === "reg") return v.ver === undefined ? v.name : `${v.name}.${v.ver}`;
+  if (v.k === "tmp") return `t${v.id}`;
+  return `s${v.offset}:${v.size}`;
+}
+
+/** Signed value of a constant. */
+export function signedValue(c: Const): bigint {
+  return BigInt.asIntN(c.size * 8, c.value);
+}
+
+/** Calls `f` on each direct subexpression of `e`. */
+export function forEachChild(e: Expr, f: (child: Expr) => void): void {
+  switch (e.k) {
+    case "load":
+      f(e.addr);
+      return;
+    case "bin":
+      f(e.a);
+      f(e.b);
+      return;
+    case "un":
+    case "ext":
+    case "trunc":
+      f(e.a);
+      return;
+    case "select":
+      f(e.c);
+      f(e.t);
+      f(e.f);
+      return;
+    case "intr":
+      for (const a of e.args) f(a);
+      return;
+  }
+}
+
+/** Rebuilds `e` with each direct subexpression replaced by `f(child)` (shares unchanged nodes). */
+export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
+  switch (e.k) {
+    case "load": {
+      const addr = f(e.addr);
+      return addr === e.addr ? e : { ...e, addr };
+    }
+    case "bin": {
+      const a = f(e.a);
+      const b = f(e.b);
+      return a === e.a && b === e.b ? e : { ...e, a, b };
+    }
+    case "un":
+    case "ext":
+    case "trunc": {
+      const a = f(e.a);
+      return a === e.a ? e : { ...e, a };
+    }
+    case "select": {
+      const c = f(e.c);
+      const t = f(e.t);
+      const fl = f(e.f);
+      return c === e.c && t === e.t && fl === e.f ? e : { ...e, c, t, f: fl };
+    }
+    case "intr": {
+      const args = e.args.map(f);
+      return args.every((a, i) => a === e.args[i]) ? e : { ...e, args };
+    }
+    default:
+      return e;
+  }
+}
+
+/** Calls `f` on every expression a statement reads (not its destination variable). */
+export function stmtReads(s: Stmt, f: (e: Expr) => void): void {
+  switch (s.k) {
+    case "set":
+      f(s.src);
+      return;
+    case "store":
+      f(s.addr);
+      f(s.value);
+      return;
+    case "call":
+      f(s.target);
+      for (const a of s.args) f(a);
+      return;
+    case "asm":
+      for (const a of s.args) f(a);
+      return;
+  }
+}
+
+/** Rewrites every expression a statement reads. */
+export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
+  switch (s.k) {
+    case "set":
+      return { ...s, src: f(s.src) };
+    case "store":
+      return { ...s, addr: f(s.addr), value: f(s.value) };
+    case "call":
+      return { ...s, target: f(s.target), args: s.args.map(f) };
+    case "asm":
+      return { ...s, args: s.args.map(f) };
+  }
+}
+
+/** Variables a statement writes. */
+export function stmtDefs(s: Stmt): Var[] {
+  switch (s.k) {
+    case "set":
+      return [s.dst];
+    case "store":
+      return [];
+    case "call":
+      return s.ret ? [s.ret, ...s.defs] : s.defs;
+    case "asm":
+      return s.outs;
+  }
+}
+
+/** Calls `f` on every expression a terminator reads. */
+export function termReads(t: Term, f: (e: Expr) => void): void {
+  switch (t.k) {
+    case "branch":
+      f(t.cond);
+      return;
+    case "switch":
+      f(t.value);
+      return;
+    case "ijump":
+      f(t.target);
+      return;
+    case "ret":
+      if (t.value) f(t.value);
+      return;
+    case "tail":
+      f(t.target);
+      for (const a of t.args) f(a);
+      if (t.value) f(t.value);
+      return;
+  }
+}
+
+/** Rewrites every expression a terminator reads. */
+export function mapTerm(t: Term, f: (e: Expr) => Expr): Term {
+  switch (t.k) {
+    case "branch":
+      return { ...t, cond: f(t.cond) };
+    case "switch":
+      return { ...t, value: f(t.value) };
+    case "ijump":
+      return { ...t, target: f(t.target) };
+    case "ret":
+      return t.value ? { ...t, value: f(t.value) } : t;
+    case "tail":
+      return {
+        ...t,
+        target: f(t.target),
+        args: t.args.map(f),
+        ...(t.value ? { value: f(t.value) } : {}),
+      };
+    default:
+      return t;
+  }
+}
+
+/** Successor block addresses of a terminator. */
+export function successors(t: Term): number[] {
+  switch (t.k) {
+    case "jump":
+      return [t.to];
+    case "branch":
+      return t.then === t.else ? [t.then] : [t.then, t.else];
+    case "switch": {
+      const out = new Set(t.cases.map((c) => c.to));
+      if (t.default !== undefined) out.add(t.default);
+      return [...out];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Predecessors of every block, in block order (the order phi arguments follow). */
+export function predecessors(fn: IrFunction): Map<number, number[]> {
+  const preds = new Map<number, number[]>();
+  for (const b of fn.blocks.keys()) preds.set(b, []);
+  for (const b of fn.blocks.values()) {
+    for (const s of successors(b.term)) preds.get(s)?.push(b.start);
+  }
+  return preds;
+}

@@ -1,0 +1,187 @@
+/**
+ * The passes on small hand-written IR programs: each rewrite keeps what the program computes
+ * (checked with the IR interpreter) and does the one thing it is for.
+ */
+import assert from "node:assert/strict";
+import {
+  type BinOp,
+  constant,
+  type Expr,
+  type IrBlock,
+  type IrFunction,
+  type Reg,
+  type Stmt,
+  type Term,
+} from "../ir.ts";
+import { readMem, runFunction, stateOf, writeMem } from "../interp.ts";
+import { normalize, toSsa } from "../ssa.ts";
+import { propagate } from "./propagate.ts";
+import { recoverFrame } from "./stack.ts";
+import { leaveSsa } from "./outssa.ts";
+import { coalesce } from "./coalesce.ts";
+import { narrow } from "./narrow.ts";
+import { simplify } from "./simplify.ts";
+
+const r = (name: string, size = 8): Reg => ({ k: "reg", name, size });
+const c = (v: number | bigint, size = 8) => constant(v, size);
+const bin = (op: BinOp, a: Expr, b: Expr, size = a.size): Expr => ({ k: "bin", op, a, b, size });
+const set = (dst: Reg, src: Expr): Stmt => ({ k: "set", dst, src, at: 0 });
+const load = (addr: Expr, size = 8): Expr => ({ k: "load", addr, size });
+const store = (addr: Expr, value: Expr): Stmt => ({
+  k: "store",
+  addr,
+  value,
+  size: value.size,
+  at: 0,
+});
+
+function fn(blocks: [number, Stmt[], Term][]): IrFunction {
+  const map = new Map<number, IrBlock>();
+  for (const [start, stmts, term] of blocks) {
+    map.set(start, { start, end: start + 1, stmts, term, phis: [] });
+  }
+  return {
+    entry: blocks[0]![0],
+    blocks: map,
+    arch: { ptr: 8, sp: "rsp", retAddr: 8 },
+    warnings: [],
+  };
+}
+
+const jump = (to: number): Term => ({ k: "jump", to, at: 0 });
+const ret = (value: Expr): Term => ({ k: "ret", value, at: 0 });
+
+const propagateAll = (f: IrFunction) => propagate(f);
+
+const statements = (f: IrFunction) =>
+  [...f.blocks.values()].reduce((n, b) => n + b.stmts.length, 0);
+
+// sum = 0; for (i = 1; i <= n; i++) sum += i; return sum;
+const SUM = () =>
+  fn([
+    [0, [set(r("rax"), c(0)), set(r("rcx"), c(1))], jump(1)],
+    [1, [], { k: "branch", cond: bin("ule", r("rcx"), r("rdi"), 1), then: 2, else: 3, at: 0 }],
+    [
+      2,
+      [set(r("rax"), bin("add", r("rax"), r("rcx"))), set(r("rcx"), bin("add", r("rcx"), c(1)))],
+      jump(1),
+    ],
+    [3, [], ret(r("rax"))],
+  ]);
+
+Deno.test("toSsa places a phi per merged register and keeps the program's value", () => {
+  const ssa = toSsa(normalize(SUM()));
+  assert.equal(ssa.blocks.get(1)!.phis.length, 2);
+  for (const n of [0, 1, 10]) {
+    assert.equal(runFunction(stateOf({ rdi: n }), ssa), BigInt((n * (n + 1)) / 2));
+  }
+});
+
+Deno.test("propagation, dead code, leaving SSA and coalescing keep a loop's value", () => {
+  const ssa = toSsa(normalize(SUM()));
+  const propagated = propagateAll(ssa);
+  const out = coalesce(leaveSsa(propagated, 100));
+  for (const n of [0, 3, 10]) {
+    assert.equal(runFunction(stateOf({ rdi: n }), out), BigInt((n * (n + 1)) / 2));
+  }
+  // Coalescing leaves the two loop variables (no copies between their versions).
+  const copies = [...out.blocks.values()].flatMap((b) => b.stmts)
+    .filter((s) => s.k === "set" && (s.src.k === "reg" || s.src.k === "tmp"));
+  assert.equal(copies.length, 0, JSON.stringify(copies));
+});
+
+Deno.test("propagation does not move a load across a store", () => {
+  const f = fn([[0, [
+    set(r("rax"), load(r("rdi"))),
+    store(r("rdi"), c(5)),
+    set(r("rcx"), bin("add", r("rax"), c(1))),
+  ], ret(r("rcx"))]]);
+  const out = propagateAll(toSsa(normalize(f)));
+  const s = stateOf({ rdi: 0x100 });
+  writeMem(s, 0x100, 8, 7n);
+  assert.equal(runFunction(s, out), 8n);
+  assert.equal(readMem(s, 0x100, 8), 5n);
+});
+
+Deno.test("propagation inlines a value read once and dead code goes", () => {
+  const f = fn([[0, [
+    set(r("rax"), bin("add", r("rdi"), c(2))),
+    set(r("rdx"), bin("mul", r("rax"), c(3))),
+    set(r("rsi"), c(99)),
+  ], ret(r("rdx"))]]);
+  const out = propagateAll(toSsa(normalize(f)));
+  assert.equal(statements(out), 0);
+  assert.equal(runFunction(stateOf({ rdi: 4 }), out), 18n);
+});
+
+Deno.test("recoverFrame turns stack accesses into slots, and escaping slots into arrays", () => {
+  const sp = r("rsp");
+  const f = fn([[0, [
+    set(sp, bin("add", sp, c(-16n))),
+    store(bin("add", sp, c(8)), r("rdi")),
+    { k: "call", target: c(0x1000), args: [bin("add", sp, c(0))], defs: [], at: 0 },
+    set(r("rax"), load(bin("add", sp, c(8)))),
+  ], ret(r("rax"))]]);
+  const ssa = propagateAll(toSsa(normalize(f)));
+  const { fn: framed, frame } = recoverFrame(ssa);
+  assert.deepEqual([...frame.scalars], [[-8, 8]]);
+  assert.deepEqual([...frame.arrays], [[-16, 8]]);
+  const out = propagateAll(framed);
+  // The local is a variable: no memory access is left, and the value flows through it.
+  const text = JSON.stringify(
+    [...out.blocks.values()],
+    (_k, v) => typeof v === "bigint" ? String(v) : v,
+  );
+  const loads = text.includes('"load"');
+  assert.equal(loads, false);
+  assert.equal(runFunction(stateOf({ rdi: 42, rsp: 0x8000 }), out), 42n);
+});
+
+Deno.test("narrow gives a 32-bit value read only as 32 bits a 32-bit variable", () => {
+  const ext = (a: Expr): Expr => ({ k: "ext", signed: false, a, size: 8 });
+  const trunc = (a: Expr): Expr => ({ k: "trunc", a, size: 4 });
+  const f = fn([[
+    0,
+    [set(r("rax"), ext(bin("add", trunc(r("rdi")), c(1, 4))))],
+    ret(trunc(r("rax"))),
+  ]]);
+  const out = narrow(toSsa(normalize(f)));
+  const s = out.blocks.get(0)!.stmts[0]!;
+  assert.equal(s.k === "set" ? s.dst.size : 0, 4);
+  assert.equal(runFunction(stateOf({ rdi: 0xffffffff }), out), 0n);
+});
+
+Deno.test("simplify reads sub-register writes back, folds the cdq/idiv idiom, flips negations", () => {
+  const full = r("rax");
+  const al: Expr = { k: "trunc", a: r("rbx"), size: 1 };
+  // trunc((rax & ~0xff) | zext(bl), 1) is bl.
+  const merged = bin(
+    "or",
+    bin("and", full, c(~0xffn)),
+    { k: "ext", signed: false, a: al, size: 8 },
+  );
+  assert.deepEqual(simplify({ k: "trunc", a: merged, size: 1 }), al);
+  // ((sext(sar(x, 31)) << 32) | zext(x)) / sext(y), truncated: x / y.
+  const x: Expr = { k: "trunc", a: r("rdi"), size: 4 };
+  const y: Expr = { k: "trunc", a: r("rsi"), size: 4 };
+  const dividend = bin(
+    "or",
+    bin("shl", { k: "ext", signed: false, a: bin("sar", x, c(31, 1)), size: 8 }, c(32, 1)),
+    { k: "ext", signed: false, a: x, size: 8 },
+  );
+  const q = simplify({
+    k: "trunc",
+    a: bin("sdiv", dividend, { k: "ext", signed: true, a: y, size: 8 }),
+    size: 4,
+  });
+  assert.deepEqual(q, bin("sdiv", x, y));
+  const lt = bin("slt", r("rdi"), r("rsi"), 1);
+  assert.deepEqual(
+    simplify({ k: "un", op: "lnot", a: lt, size: 1 }),
+    bin("sle", r("rsi"), r("rdi"), 1),
+  );
+  assert.deepEqual(simplify(bin("add", bin("add", r("rdi"), c(3)), c(-3n))), r("rdi"));
+  // Subtraction does not commute: 32 - n stays 32 - n.
+  const rot = bin("sub", c(32, 1), r("rcx", 1));
+  assert.deepEqual(simplify(rot), rot);
+});

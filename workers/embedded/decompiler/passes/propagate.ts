@@ -1,0 +1,178 @@
+/**
+ * Copy, constant and expression propagation over SSA: a definition whose value is cheap
+ * (a constant, a variable, `x + c`) replaces every use; one read once replaces that use — if it
+ * reads memory, only when the use follows in the same block with no store, call or slot write in
+ * between. Then every expression is simplified.
+ */
+
+import { type Expr, forEachChild, type IrFunction, mapChildren, type Stmt, varKey } from "../ir.ts";
+import { eliminateDeadCode } from "./dead.ts";
+import { substitute } from "../ssa.ts";
+import { simplify } from "./simplify.ts";
+import { countUses, exprSize, readsMemory } from "./uses.ts";
+
+const MAX_INLINED_SIZE = 40;
+
+function cheap(e: Expr): boolean {
+  if (e.k === "const" || e.k === "reg" || e.k === "tmp" || e.k === "addr") return true;
+  return e.k === "bin" && e.op === "add" && e.b.k === "const" &&
+    (e.a.k === "reg" || e.a.k === "tmp");
+}
+
+const barrier = (s: Stmt) =>
+  s.k === "store" || s.k === "call" || s.k === "asm" || (s.k === "set" && s.dst.k === "slot");
+
+/** One round of propagation; returns the rewritten function and whether anything changed. */
+export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolean } {
+  const uses = countUses(fn);
+  const inline = new Map<string, Expr>();
+  for (const b of fn.blocks.values()) {
+    b.stmts.forEach((s, i) => {
+      if (s.k !== "set" || s.dst.k === "slot") return;
+      const key = varKey(s.dst);
+      const n = uses.count.get(key) ?? 0;
+      if (n === 0) return;
+      if (cheap(s.src) && !readsMemory(s.src)) {
+        inline.set(key, s.src);
+        return;
+      }
+      if (n !== 1 || uses.inPhi.has(key) || exprSize(s.src) > MAX_INLINED_SIZE) return;
+      if (s.src.k === "intr" && s.src.name.startsWith("__flags_")) return;
+      if (!readsMemory(s.src)) {
+        inline.set(key, s.src);
+        return;
+      }
+      const site = uses.site.get(key);
+      if (!site || site.block !== b.start || site.index <= i) return;
+      const end = Math.min(site.index, b.stmts.length);
+      for (let j = i + 1; j < end; j++) if (barrier(b.stmts[j]!)) return;
+      // A use in the same statement as a barrier (a store of it, a call argument) is fine.
+      inline.set(key, s.src);
+    });
+  }
+  // A memory-free value may still stand for an inlined load (`t2 = t1 + 1` with `t1 = *p`):
+  // such a value moves only as far as a load may.
+  const tainted = (e: Expr, depth: number): boolean => {
+    if (depth > 64) return true;
+    if (readsMemory(e)) return true;
+    if (e.k === "reg" || e.k === "tmp") {
+      const r = inline.get(varKey(e));
+      return r !== undefined && tainted(r, depth + 1);
+    }
+    let t = false;
+    forEachChild(e, (c) => {
+      if (!t && tainted(c, depth + 1)) t = true;
+    });
+    return t;
+  };
+  for (const b of fn.blocks.values()) {
+    b.stmts.forEach((s, i) => {
+      if (s.k !== "set" || s.dst.k === "slot") return;
+      const key = varKey(s.dst);
+      if (!inline.has(key) || readsMemory(s.src) || !tainted(s.src, 0)) return;
+      const site = uses.site.get(key);
+      let ok = (uses.count.get(key) ?? 0) === 1 && site !== undefined &&
+        site.block === b.start && site.index > i;
+      if (ok) {
+        const end = Math.min(site!.index, b.stmts.length);
+        for (let j = i + 1; j < end; j++) if (barrier(b.stmts[j]!)) ok = false;
+      }
+      if (!ok) inline.delete(key);
+    });
+  }
+  // Chains of single uses (`eax += ecx` ten thousand times) would inline into one giant tree:
+  // a value whose inlined size passes the limit stays a variable, which cuts the chain.
+  const resolvedSize = new Map<string, number>();
+  const sizeOf = (e: Expr, depth: number): number => {
+    if (e.k === "reg" || e.k === "tmp") {
+      const key = varKey(e);
+      const src = inline.get(key);
+      if (!src) return 1;
+      const known = resolvedSize.get(key);
+      if (known !== undefined) return known;
+      resolvedSize.set(key, 1); // a cycle counts as a leaf
+      const n = depth > 200 ? Infinity : sizeOf(src, depth + 1);
+      if (n > MAX_INLINED_SIZE) {
+        inline.delete(key);
+        resolvedSize.set(key, 1);
+        return 1;
+      }
+      resolvedSize.set(key, n);
+      return n;
+    }
+    let n = 1;
+    forEachChild(e, (ch) => (n += sizeOf(ch, depth + 1)));
+    return n;
+  };
+  for (const key of [...inline.keys()]) sizeOf(parseKey(key), 0);
+  if (inline.size === 0) return { fn, changed: false };
+  const resolve = (e: Expr, depth: number): Expr => {
+    if (depth > 64) return e;
+    if (e.k === "reg" || e.k === "tmp") {
+      const r = inline.get(varKey(e));
+      return r ? resolveDeep(r, depth + 1) : e;
+    }
+    return e;
+  };
+  const resolveDeep = (e: Expr, depth: number): Expr => {
+    const leaf = resolve(e, depth);
+    if (leaf !== e) return leaf;
+    switch (e.k) {
+      case "reg":
+      case "tmp":
+      case "const":
+      case "slot":
+      case "addr":
+        return e;
+    }
+    return simplifyShallow(e, depth);
+  };
+  const simplifyShallow = (e: Expr, depth: number): Expr => {
+    let changed = false;
+    const rebuilt = mapChildren(e, (c) => {
+      const r = resolveDeep(c, depth);
+      if (r !== c) changed = true;
+      return r;
+    });
+    return changed ? rebuilt : e;
+  };
+  const out = substitute(fn, (e) => {
+    if (e.k === "reg" || e.k === "tmp") {
+      const r = resolve(e, 0);
+      return r === e ? undefined : r;
+    }
+    return undefined;
+  });
+  // Definitions whose every use was replaced are now dead; DCE removes them.
+  return { fn: simplifyAll(out), changed: true };
+}
+
+/** A variable reference with the given {@link varKey} (its size does not matter here). */
+function parseKey(key: string): Expr {
+  if (key.startsWith("t")) return { k: "tmp", id: Number(key.slice(1)), size: 0 };
+  const [name, ver] = key.split(".");
+  return { k: "reg", name: name!, size: 0, ...(ver !== undefined ? { ver: Number(ver) } : {}) };
+}
+
+/** Simplifies every expression of `fn`. */
+export function simplifyAll(fn: IrFunction): IrFunction {
+  return substitute(fn, (e) => {
+    const s = simplify(e);
+    return s;
+  });
+}
+
+/**
+ * Propagation and dead-code elimination, round after round until nothing changes (at most 64
+ * rounds); `check` runs between rounds (the budget: it throws to stop).
+ */
+export function propagate(fn: IrFunction, check: () => unknown = () => {}): IrFunction {
+  let cur = fn;
+  for (let round = 0; round < 64; round++) {
+    const r = propagateOnce(cur);
+    cur = eliminateDeadCode(r.fn);
+    if (!r.changed) break;
+    check();
+  }
+  return cur;
+}

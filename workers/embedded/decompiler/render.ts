@@ -1,0 +1,308 @@
+/**
+ * Prints a {@link Decompiled} function as C: header, declarations, body; names variables
+ * (`arg1`…, `local_18`…, `v1`…) and applies the user's local renames and types at print time.
+ */
+
+import type { Decompiled } from "./decompile.ts";
+import { type EmitNames, type Line, Printer } from "./emit.ts";
+import {
+  type Expr,
+  forEachChild,
+  type Stmt,
+  stmtDefs,
+  stmtReads,
+  termReads,
+  type Var,
+  varKey,
+} from "./ir.ts";
+import type { Cond, Stmt as SStmt } from "./structure/types.ts";
+import { type CType, typeName, uintType } from "./types.ts";
+import { countUses } from "./passes/uses.ts";
+
+/** A user's annotation of one local variable (by its default name). */
+export interface LocalAnnotation {
+  name?: string;
+  type?: string;
+}
+
+/** The printed function. */
+export interface Rendered {
+  code: string;
+  /** 1-based line numbers with the instruction addresses each came from. */
+  lines: { line: number; addresses: number[] }[];
+  /** Default name → the variable's printed name and type, for the local-variable tools. */
+  variables: { name: string; default: string; type: string; kind: "param" | "local" | "stack" }[];
+}
+
+/** Prints `d` as function `name`; `locals` are the user's annotations by default name. */
+export function render(
+  d: Decompiled,
+  name: string,
+  names: EmitNames,
+  locals: ReadonlyMap<string, LocalAnnotation> = new Map(),
+): Rendered {
+  const ir = d.ir;
+  const uses = countUses(ir);
+  const defaults = new Map<string, string>();
+  const kinds = new Map<string, "param" | "local" | "stack">();
+  d.params.forEach((p, i) => {
+    defaults.set(varKey(p), `arg${i + 1}`);
+    kinds.set(varKey(p), "param");
+  });
+  let counter = 0;
+  const seen = new Map<string, Var>();
+  const note = (v: Var) => {
+    const k = varKey(v);
+    if (!seen.has(k)) seen.set(k, v);
+    if (defaults.has(k)) return;
+    if (v.k === "slot") {
+      const off = v.offset;
+      defaults.set(k, off < 0 ? `local_${(-off).toString(16)}` : `stack_${off.toString(16)}`);
+      kinds.set(k, "stack");
+    } else if (v.k === "reg" && v.ver === 0) {
+      defaults.set(k, `in_${v.name}`);
+      kinds.set(k, "param");
+    } else {
+      defaults.set(k, `v${++counter}`);
+      kinds.set(k, "local");
+    }
+  };
+  const visit = (e: Expr) => {
+    // Thread-local bases print as __readfsqword(...), never as variables.
+    if (e.k === "reg" && e.name.endsWith("_base") && e.ver === 0) return;
+    if (e.k === "reg" || e.k === "tmp" || e.k === "slot") note(e);
+    if (e.k === "addr") note(e.slot);
+    forEachChild(e, visit);
+  };
+  const order = [...ir.blocks.values()];
+  for (const b of order) {
+    for (const s of b.stmts) {
+      for (const v of stmtDefs(s)) {
+        if (
+          s.k === "call" &&
+          (v.k !== "reg" || v.name !== d.cc.ret || !(uses.count.get(varKey(v)) ?? 0))
+        ) continue;
+        note(v);
+      }
+      stmtReads(s, visit);
+    }
+    termReads(b.term, visit);
+  }
+  const arrays = new Set([...d.frame.arrays.keys()].map((o) => `s${o}:${d.frame.arrays.get(o)}`));
+  const nameOf = (v: Var): string => {
+    const k = varKey(v);
+    if (!defaults.has(k)) note(v);
+    const def = defaults.get(k)!;
+    return locals.get(def)?.name ?? def;
+  };
+  const typeOf = (v: Var): CType => d.types.get(varKey(v)) ?? uintType(v.size);
+  const userType = (v: Var): string | undefined => locals.get(defaults.get(varKey(v)) ?? "")?.type;
+  const printer = new Printer(ir, names, {
+    name: nameOf,
+    type: typeOf,
+    isArray: (v) => v.k === "slot" && arrays.has(varKey(v)),
+    used: (v) => (uses.count.get(varKey(v)) ?? 0) > 0,
+    retReg: d.cc.ret,
+  });
+
+  const lines: Line[] = [];
+  let depth = 1;
+  const emit = (text: string, addresses: number[] = []) =>
+    lines.push({ text: "    ".repeat(depth) + text, addresses });
+  const blockStmt = (s: Stmt) => {
+    const text = printer.stmt(s);
+    if (text !== undefined) emit(text, [s.at]);
+    const c = names.commentAt?.(s.at);
+    if (c) emit(`// ${c}`, [s.at]);
+  };
+  const retLine = (id: number) => {
+    const b = ir.blocks.get(id);
+    if (!b) return;
+    const t = b.term;
+    if (t.k === "ret") emit(t.value ? `return ${printer.expr(t.value, 2)};` : "return;", [t.at]);
+    else if (t.k === "tail") {
+      const call = `${printer.callee(t.target)}(${
+        t.args.map((a) => printer.expr(a, 2)).join(", ")
+      })`;
+      if (t.value && d.returns) emit(`return ${call};`, [t.at]);
+      else {
+        emit(`${call};`, [t.at]);
+        emit("return;", [t.at]);
+      }
+    }
+  };
+  const condAt = (c: Cond<Expr>): number[] => {
+    switch (c.kind) {
+      case "atom": {
+        const at = ir.blocks.get(c.block)?.term.at;
+        return at === undefined ? [] : [at];
+      }
+      case "not":
+        return condAt(c.of);
+      default:
+        return [...condAt(c.left), ...condAt(c.right)];
+    }
+  };
+  const label = (id: number) => `label_${id < 0 ? `x${-id}` : id.toString(16)}`;
+  const walk = (s: SStmt<number, Expr>) => {
+    switch (s.kind) {
+      case "seq":
+        s.items.forEach(walk);
+        return;
+      case "block":
+        for (const st of ir.blocks.get(s.id)?.stmts ?? []) blockStmt(st);
+        return;
+      case "if": {
+        emit(`if (${printer.cond(s.cond)}) {`, condAt(s.cond));
+        depth++;
+        walk(s.then);
+        depth--;
+        if (s.else) {
+          emit("} else {");
+          depth++;
+          walk(s.else);
+          depth--;
+        }
+        emit("}");
+        return;
+      }
+      case "while":
+        emit(`while (${printer.cond(s.cond)}) {`, condAt(s.cond));
+        depth++;
+        walk(s.body);
+        depth--;
+        emit("}");
+        return;
+      case "doWhile":
+        emit("do {");
+        depth++;
+        walk(s.body);
+        depth--;
+        emit(`} while (${printer.cond(s.cond)});`, condAt(s.cond));
+        return;
+      case "loop":
+        emit("for (;;) {");
+        depth++;
+        walk(s.body);
+        depth--;
+        emit("}");
+        return;
+      case "break":
+        emit("break;");
+        return;
+      case "continue":
+        emit("continue;");
+        return;
+      case "switch": {
+        const at = ir.blocks.get(s.block)?.term.at;
+        emit(`switch (${printer.expr(s.value)}) {`, at === undefined ? [] : [at]);
+        for (const c of s.cases) {
+          for (const v of c.values) emit(`case ${v}:`);
+          if (c.isDefault) emit("default:");
+          depth++;
+          walk(c.body);
+          depth--;
+        }
+        emit("}");
+        return;
+      }
+      case "goto":
+        emit(`goto ${label(s.label)};`);
+        return;
+      case "label":
+        depth--;
+        emit(`${label(s.id)}:`, ir.blocks.has(s.id) && s.id >= 0 ? [s.id] : []);
+        depth++;
+        return;
+      case "return":
+        retLine(s.block);
+        return;
+      case "stop": {
+        const t = ir.blocks.get(s.block)?.term;
+        if (t?.k === "stop" && t.why !== "no-return call") {
+          const why = t.why.replace(/[^A-Za-z0-9]+/g, "_");
+          emit(`__stop_${why}();`, [t.at]);
+        }
+        return;
+      }
+    }
+  };
+  walk(d.tree);
+
+  // Header and declarations.
+  const paramKeys = new Set(d.params.map(varKey));
+  const declared = (v: Var) => userType(v) ?? typeName(typeOf(v));
+  const retType = d.returns ? returnType(d) : "void";
+  const header = `${retType} ${name}(${
+    d.params.length === 0 ? "void" : d.params.map((p) => `${declared(p)} ${nameOf(p)}`).join(", ")
+  })`;
+  const decls: Line[] = [];
+  const variables: Rendered["variables"] = [];
+  for (const p of d.params) {
+    variables.push({
+      name: nameOf(p),
+      default: defaults.get(varKey(p))!,
+      type: declared(p),
+      kind: "param",
+    });
+  }
+  for (const [k, v] of seen) {
+    if (paramKeys.has(k)) continue;
+    if (v.k === "reg" && v.ver === 0) {
+      // A register read before any write that is not a parameter: an input of unknown origin.
+      decls.push({ text: `    ${declared(v)} ${nameOf(v)}; // ${v.name} on entry`, addresses: [] });
+      continue;
+    }
+    const def = defaults.get(k)!;
+    if (arrays.has(k)) {
+      const size = d.frame.arrays.get((v as { offset: number }).offset) ?? v.size;
+      decls.push({ text: `    uint8_t ${nameOf(v)}[${size}];`, addresses: [] });
+      variables.push({ name: nameOf(v), default: def, type: `uint8_t[${size}]`, kind: "stack" });
+      continue;
+    }
+    decls.push({ text: `    ${declared(v)} ${nameOf(v)};`, addresses: [] });
+    variables.push({
+      name: nameOf(v),
+      default: def,
+      type: declared(v),
+      kind: kinds.get(k) ?? "local",
+    });
+  }
+  const all: Line[] = [
+    { text: header, addresses: [d.ir.entry] },
+    { text: "{", addresses: [] },
+    ...decls,
+    ...(decls.length > 0 ? [{ text: "", addresses: [] }] : []),
+    ...lines,
+    { text: "}", addresses: [] },
+  ];
+  return {
+    code: all.map((l) => l.text).join("\n") + "\n",
+    lines: all.flatMap((l, i) =>
+      l.addresses.length > 0
+        ? [{ line: i + 1, addresses: [...new Set(l.addresses)].filter((a) => a >= 0) }]
+        : []
+    ),
+    variables,
+  };
+}
+
+function returnType(d: Decompiled): string {
+  if (d.prototype) return d.prototype.ret;
+  for (const b of d.ir.blocks.values()) {
+    if (b.term.k !== "ret" || !b.term.value) continue;
+    const v = b.term.value;
+    if (v.k === "reg" || v.k === "tmp" || v.k === "slot") {
+      const t = d.types.get(varKey(v));
+      if (t) return typeName(t);
+    }
+    if (v.k === "bin" && v.size === 1 && ["eq", "ne", "ult", "ule", "slt", "sle"].includes(v.op)) {
+      return "bool";
+    }
+    if (v.k !== "const") return typeName(uintType(v.size));
+  }
+  for (const b of d.ir.blocks.values()) {
+    if (b.term.k === "ret" && b.term.value) return typeName(uintType(b.term.value.size));
+  }
+  return typeName(uintType(d.ir.arch.ptr));
+}

@@ -1,0 +1,242 @@
+/**
+ * The decompiler over an open database: decodes a function, decompiles it under the budget,
+ * caches the result per function (the IR and tree, not the text — names and local annotations
+ * are applied when printing), and prints it with the database's names.
+ */
+
+import { RemcpError } from "../../../src/errors.ts";
+import { hex } from "../../../src/protocol/paging.ts";
+import type { FunctionInfo } from "../analysis/types.ts";
+import type { Decoder, Insn } from "../arch/types.ts";
+import { analysisOf, type EmbeddedDb, fnName } from "../db.ts";
+import { decompile, type Decompiled } from "./decompile.ts";
+import type { EmitNames } from "./emit.ts";
+import { type LocalAnnotation, render, type Rendered } from "./render.ts";
+import { parsePrototype, type Prototype } from "./abi/prototype.ts";
+import { builtinPrototypes, prototypeKey } from "./abi/prototypes.ts";
+
+/** Limits of one decompilation. */
+export interface DecompileLimits {
+  budgetMs: number;
+  maxInstructions: number;
+}
+
+/** Defaults: generous for real functions, small enough that the worker stays responsive. */
+export const DEFAULT_LIMITS: DecompileLimits = { budgetMs: 10_000, maxInstructions: 20_000 };
+
+/** Per-database cache of decompiled functions, by start address. */
+export class DecompilerCache {
+  readonly #entries = new Map<number, Decompiled>();
+  /** Callees' parameter counts and return values, by start. */
+  readonly summaries = new Map<number, { params: number; returns: boolean }>();
+  readonly #max: number;
+
+  constructor(max = 256) {
+    this.#max = max;
+  }
+
+  get(start: number): Decompiled | undefined {
+    const d = this.#entries.get(start);
+    if (d) {
+      // Most recently used last.
+      this.#entries.delete(start);
+      this.#entries.set(start, d);
+    }
+    return d;
+  }
+
+  set(start: number, d: Decompiled): void {
+    this.#entries.set(start, d);
+    while (this.#entries.size > this.#max) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  /** Forgets one function, or everything (a prototype changes its callers too). */
+  invalidate(start?: number): void {
+    this.summaries.clear();
+    if (start === undefined) this.#entries.clear();
+    else this.#entries.delete(start);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/** The names and data the printer shows, from the database. */
+export function emitNames(d: EmbeddedDb): EmitNames {
+  const a = analysisOf(d);
+  return {
+    functionAt: (addr) => {
+      const fn = a.functionStartingAt(addr);
+      if (fn) return fnName(d, fn);
+      const slot = a.namesAt(addr).find((n) => n.kind === "import_slot" || n.kind === "import");
+      return slot ? d.names.userName(addr) ?? slot.name : undefined;
+    },
+    dataAt: (addr) => {
+      const user = d.names.userName(addr);
+      if (user) return cIdentifier(user);
+      const n = a.namesAt(addr).find((x) => x.kind === "object" || x.kind === "symbol");
+      return n ? cIdentifier(n.name) : undefined;
+    },
+    // A string in writable memory is a buffer that may change: shown by address, not as text.
+    stringAt: (addr) =>
+      d.image.segmentAt(addr)?.perms.includes("w") ? undefined : a.stringAt(addr)?.text,
+    commentAt: (addr) => d.store.get("comment", addr),
+  };
+}
+
+function cIdentifier(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+/** Decompiles `fn` (or takes it from the cache). */
+export async function decompiled(
+  d: EmbeddedDb,
+  fn: FunctionInfo,
+  cache: DecompilerCache,
+  limits: DecompileLimits = DEFAULT_LIMITS,
+): Promise<Decompiled> {
+  const hit = cache.get(fn.start);
+  if (hit) return hit;
+  const image = d.image;
+  if (image.arch !== "x86" && image.arch !== "x86_64") {
+    throw new RemcpError(
+      "Unsupported",
+      `The embedded decompiler lifts x86 and x86-64 only, not ${image.arch} yet: read ` +
+        `disassemble_function, or open the file with backend rizin/ghidra for decompile_function`,
+      { arch: image.arch },
+    );
+  }
+  const a = analysisOf(d);
+  const size = fn.blocks.reduce((n, b) => n + (b.end - b.start), 0);
+  if (size > limits.maxInstructions * 4) {
+    throw tooBig(fn, `${size} bytes`, limits);
+  }
+  const decoder: Decoder = await d.code.decoder(fn.start);
+  const insns = a.instructionsOf(fn, decoder, { detail: true, text: true });
+  if (insns.length > limits.maxInstructions) {
+    throw tooBig(fn, `${insns.length} instructions`, limits);
+  }
+  const result = run(d, fn, insns, decoder, cache, limits.budgetMs, true);
+  cache.set(fn.start, result);
+  return result;
+}
+
+/** A callee's parameter count and whether it returns a value, from decompiling it alone. */
+interface Summary {
+  params: number;
+  returns: boolean;
+}
+
+function run(
+  d: EmbeddedDb,
+  fn: FunctionInfo,
+  insns: Insn[],
+  decoder: Decoder,
+  cache: DecompilerCache,
+  budgetMs: number,
+  withCallees: boolean,
+): Decompiled {
+  const a = analysisOf(d);
+  const image = d.image;
+  const noreturn = (addr: number) =>
+    a.functionStartingAt(addr)?.flags.includes("noreturn") ?? false;
+  const names = emitNames(d);
+  // Callees without a prototype: what their own code says (decompiled once, without their
+  // callees, and remembered).
+  const summary = (addr: number): Summary | undefined => {
+    const cached = cache.summaries.get(addr);
+    if (cached) return cached;
+    const callee = a.functionStartingAt(addr);
+    if (!callee || callee.flags.includes("import") || callee.start === fn.start) return undefined;
+    const size = callee.blocks.reduce((n, b) => n + (b.end - b.start), 0);
+    if (size > 4000) return undefined;
+    try {
+      const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
+      const dec = run(d, callee, body, decoder, cache, Math.min(budgetMs, 500), false);
+      const s = { params: dec.params.length, returns: dec.returns };
+      cache.summaries.set(addr, s);
+      return s;
+    } catch {
+      return undefined;
+    }
+  };
+  return decompile({
+    fn,
+    insns,
+    bits: image.arch === "x86" ? 32 : 64,
+    format: image.format,
+    isNoReturn: noreturn,
+    isString: (addr) => a.stringAt(addr) !== undefined,
+    stringAt: (addr) => a.stringAt(addr)?.text,
+    prototypeAt: (addr) => prototypeAt(d, addr, names),
+    bytesAt: (addr, length) => image.read(addr, length),
+    ...(image.arch === "x86" ? { pcThunk: (addr: number) => pcThunk(d, addr) } : {}),
+    ...(withCallees ? { summaryAt: summary } : {}),
+    budgetMs,
+  });
+}
+
+// `mov reg, [esp]; ret`: the ModRM byte names the register.
+const THUNK_REGS: Record<number, string> = {
+  0x04: "eax",
+  0x0c: "ecx",
+  0x14: "edx",
+  0x1c: "ebx",
+  0x2c: "ebp",
+  0x34: "esi",
+  0x3c: "edi",
+};
+
+/** The register a 32-bit PIC thunk at `address` loads with its return address, if it is one. */
+function pcThunk(d: EmbeddedDb, address: number): string | undefined {
+  const b = d.image.read(address, 4);
+  if (!b || b[0] !== 0x8b || b[2] !== 0x24 || b[3] !== 0xc3) return undefined;
+  return THUNK_REGS[b[1]!];
+}
+
+/** The user's prototype at `address`, else the built-in one of the name there. */
+export function prototypeAt(
+  d: EmbeddedDb,
+  address: number,
+  names: EmitNames,
+): Prototype | undefined {
+  const user = d.store.get("prototype", address);
+  if (user) {
+    try {
+      return parsePrototype(user);
+    } catch {
+      // A prototype the parser cannot read is ignored here; set_function_prototype checks them.
+    }
+  }
+  const name = names.functionAt(address);
+  return name === undefined ? undefined : builtinPrototype(d, prototypeKey(name));
+}
+
+function builtinPrototype(d: EmbeddedDb, key: string): Prototype | undefined {
+  d.prototypes ??= builtinPrototypes();
+  return d.prototypes.get(key);
+}
+
+function tooBig(fn: FunctionInfo, what: string, limits: DecompileLimits): RemcpError {
+  return new RemcpError(
+    "Unsupported",
+    `${fn.name} at ${hex(fn.start)} is too large to decompile (${what}; the limit is ` +
+      `${limits.maxInstructions} instructions): read it with disassemble_function in pages`,
+    { address: hex(fn.start), limit: limits.maxInstructions },
+  );
+}
+
+/** Prints a decompiled function with the database's current names and local annotations. */
+export function renderFor(
+  d: EmbeddedDb,
+  fn: FunctionInfo,
+  dec: Decompiled,
+  locals: ReadonlyMap<string, LocalAnnotation>,
+): Rendered {
+  return render(dec, cIdentifier(fnName(d, fn)), emitNames(d), locals);
+}

@@ -1,0 +1,307 @@
+/**
+ * Meaning-preserving rewrites of an emitted statement tree toward what a
+ * person would write: `if (c) { ...; return; } else { B }` becomes
+ * `if (c) { ...; return; } B`, `for (;;) { if (!c) break; ... }` becomes
+ * `while (c) { ... }`, a trailing `if (!c) break;` becomes `do ... while (c)`,
+ * a goto to the very next statement disappears, unused labels go.
+ *
+ * @module
+ */
+
+import { not } from "./_graph.ts";
+import type { Stmt } from "./types.ts";
+
+/** Number of gotos to each label, kept up to date as rewrites remove gotos. */
+export type GotoCounts = Map<number, number>;
+
+/** Simplifies `list` (a sequence's items); returns the new items. */
+export function simplify<B, C>(list: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stmt<B, C>> {
+  const out: Array<Stmt<B, C>> = [];
+  for (const s of list) push(out, simplifyOne(s, counts));
+  // A goto straight to the label that follows it does nothing.
+  for (let i = out.length - 2; i >= 0; i--) {
+    const g = out[i]!;
+    const l = out[i + 1]!;
+    if (g.kind === "goto" && l.kind === "label" && l.id === g.label) {
+      out.splice(i, 1);
+      counts.set(g.label, (counts.get(g.label) ?? 1) - 1);
+    }
+  }
+  return out;
+}
+
+function push<B, C>(out: Array<Stmt<B, C>>, s: Stmt<B, C> | Array<Stmt<B, C>>): void {
+  if (Array.isArray(s)) {
+    for (const x of s) push(out, x);
+  } else if (s.kind === "seq") {
+    for (const x of s.items) push(out, x);
+  } else {
+    out.push(s);
+  }
+}
+
+function simplifyOne<B, C>(s: Stmt<B, C>, counts: GotoCounts): Stmt<B, C> | Array<Stmt<B, C>> {
+  switch (s.kind) {
+    case "seq":
+      return simplify(s.items, counts);
+    case "if": {
+      const then = simplify(items(s.then), counts);
+      const els = s.else === undefined ? [] : simplify(items(s.else), counts);
+      if (then.length === 0 && els.length === 0) return [];
+      if (then.length === 0) return [{ kind: "if", cond: not(s.cond), then: seq(els) }];
+      if (els.length === 0) return [{ kind: "if", cond: s.cond, then: seq(then) }];
+      // An arm that cannot complete needs no `else` after it; keep the shorter one inside.
+      const thenEnds = !canComplete(then);
+      const elsEnds = !canComplete(els);
+      if (thenEnds && (!elsEnds || size(then) <= size(els))) {
+        return [{ kind: "if", cond: s.cond, then: seq(then) }, ...els];
+      }
+      if (elsEnds) return [{ kind: "if", cond: not(s.cond), then: seq(els) }, ...then];
+      return [{ kind: "if", cond: s.cond, then: seq(then), else: seq(els) }];
+    }
+    case "loop":
+      return loop(simplify(items(s.body), counts), counts);
+    case "while":
+      return { kind: "while", cond: s.cond, body: seq(simplify(items(s.body), counts)) };
+    case "doWhile":
+      return { kind: "doWhile", cond: s.cond, body: seq(simplify(items(s.body), counts)) };
+    case "switch":
+      return {
+        ...s,
+        cases: s.cases.map((c) => ({ ...c, body: seq(simplify(items(c.body), counts)) })),
+      };
+    default:
+      return s;
+  }
+}
+
+/**
+ * `for (;;)` with a leading or trailing exit test becomes `while` or
+ * `do … while`; gotos to a label that ends the loop body become `continue`.
+ */
+function loop<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Stmt<B, C> {
+  const first = body[0];
+  if (first !== undefined && isBreakIf(first)) {
+    const rest = continues(body.slice(1), counts);
+    return { kind: "while", cond: not(first.cond), body: seq(rest) };
+  }
+  const last = body[body.length - 1];
+  if (last !== undefined && isBreakIf(last)) {
+    const rest = body.slice(0, -1);
+    // `continue` in a do-while tests the condition first: only safe without one.
+    if (!rest.some((x) => hasJump(x, "continue"))) {
+      return { kind: "doWhile", body: seq(continues(rest, counts)), cond: not(last.cond) };
+    }
+  }
+  return { kind: "loop", body: seq(continues(body, counts)) };
+}
+
+/**
+ * When `body` (a loop body) ends with a label that only gotos in it name,
+ * and none from inside a nested loop, those gotos are `continue`s: going to
+ * the end of the body is what `continue` does in every loop form.
+ */
+function continues<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stmt<B, C>> {
+  const last = body[body.length - 1];
+  if (last === undefined || last.kind !== "label") return body;
+  const id = last.id;
+  const total = counts.get(id) ?? 0;
+  let here = 0;
+  const count = (s: Stmt<B, C>): void => {
+    if (s.kind === "goto" && s.label === id) here++;
+    else if (s.kind === "seq") s.items.forEach(count);
+    else if (s.kind === "if") {
+      count(s.then);
+      if (s.else !== undefined) count(s.else);
+    } else if (s.kind === "switch") s.cases.forEach((c) => count(c.body));
+  };
+  body.forEach(count);
+  if (here !== total) return body;
+  const swap = (s: Stmt<B, C>): Stmt<B, C> => {
+    switch (s.kind) {
+      case "goto":
+        return s.label === id ? { kind: "continue" } : s;
+      case "seq":
+        return { kind: "seq", items: s.items.map(swap) };
+      case "if":
+        return s.else === undefined
+          ? { ...s, then: swap(s.then) }
+          : { ...s, then: swap(s.then), else: swap(s.else) };
+      case "switch":
+        return { ...s, cases: s.cases.map((c) => ({ ...c, body: swap(c.body) })) };
+      default:
+        return s;
+    }
+  };
+  counts.set(id, 0);
+  // A `continue` that ends the body is the same as falling off its end.
+  const out = body.slice(0, -1).map(swap);
+  while (out.length > 0 && out[out.length - 1]!.kind === "continue") out.pop();
+  return out;
+}
+
+function isBreakIf<B, C>(s: Stmt<B, C>): s is Extract<Stmt<B, C>, { kind: "if" }> {
+  return s.kind === "if" && s.else === undefined && s.then.kind === "break";
+}
+
+/** Whether `s` holds a `break`/`continue` bound to the loop around `s`. */
+export function hasJump<B, C>(s: Stmt<B, C>, kind: "break" | "continue"): boolean {
+  switch (s.kind) {
+    case "break":
+    case "continue":
+      return s.kind === kind;
+    case "seq":
+      return s.items.some((x) => hasJump(x, kind));
+    case "if":
+      return hasJump(s.then, kind) || (s.else !== undefined && hasJump(s.else, kind));
+    case "switch":
+      // A `break` in a switch leaves the switch; a `continue` passes through it.
+      return kind === "continue" && s.cases.some((c) => hasJump(c.body, kind));
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether control can reach the end of `list`, from its start or from any
+ * label inside it (conservative: true when unsure).
+ */
+export function canComplete<B, C>(list: Array<Stmt<B, C>>): boolean {
+  let reachable = true;
+  for (const s of list) {
+    if (reachable || hasLabel(s)) reachable = completes(s);
+  }
+  return reachable;
+}
+
+function completes<B, C>(s: Stmt<B, C>): boolean {
+  switch (s.kind) {
+    case "goto":
+    case "break":
+    case "continue":
+    case "return":
+    case "stop":
+      return false;
+    case "seq":
+      return canComplete(s.items);
+    case "if":
+      return s.else === undefined || completes(s.then) || completes(s.else);
+    case "loop":
+      return hasJump(s.body, "break");
+    default:
+      return true;
+  }
+}
+
+function hasLabel<B, C>(s: Stmt<B, C>): boolean {
+  switch (s.kind) {
+    case "label":
+      return true;
+    case "seq":
+      return s.items.some(hasLabel);
+    case "if":
+      return hasLabel(s.then) || (s.else !== undefined && hasLabel(s.else));
+    case "loop":
+    case "while":
+    case "doWhile":
+      return hasLabel(s.body);
+    case "switch":
+      return s.cases.some((c) => hasLabel(c.body));
+    default:
+      return false;
+  }
+}
+
+function size<B, C>(list: Array<Stmt<B, C>>): number {
+  let n = 0;
+  for (const s of list) n += count(s);
+  return n;
+}
+
+function count<B, C>(s: Stmt<B, C>): number {
+  switch (s.kind) {
+    case "seq":
+      return size(s.items);
+    case "if":
+      return 1 + count(s.then) + (s.else === undefined ? 0 : count(s.else));
+    case "loop":
+    case "while":
+    case "doWhile":
+      return 1 + count(s.body);
+    case "switch":
+      return 1 + s.cases.reduce((a, c) => a + count(c.body), 0);
+    default:
+      return 1;
+  }
+}
+
+/** A statement list as one statement. */
+export function seq<B, C>(list: Array<Stmt<B, C>>): Stmt<B, C> {
+  return list.length === 1 ? list[0]! : { kind: "seq", items: list };
+}
+
+/** A statement as a list. */
+export function items<B, C>(s: Stmt<B, C>): Array<Stmt<B, C>> {
+  return s.kind === "seq" ? s.items : [s];
+}
+
+/** Drops labels no goto names; returns the number of gotos, in all and per label. */
+export function pruneLabels<B, C>(
+  list: Array<Stmt<B, C>>,
+): { list: Array<Stmt<B, C>>; gotos: number; counts: GotoCounts } {
+  const targets: GotoCounts = new Map();
+  let gotos = 0;
+  const scan = (s: Stmt<B, C>): void => {
+    switch (s.kind) {
+      case "goto":
+        gotos++;
+        targets.set(s.label, (targets.get(s.label) ?? 0) + 1);
+        break;
+      case "seq":
+        s.items.forEach(scan);
+        break;
+      case "if":
+        scan(s.then);
+        if (s.else !== undefined) scan(s.else);
+        break;
+      case "loop":
+      case "while":
+      case "doWhile":
+        scan(s.body);
+        break;
+      case "switch":
+        for (const c of s.cases) scan(c.body);
+        break;
+    }
+  };
+  list.forEach(scan);
+  const prune = (s: Stmt<B, C>): Stmt<B, C> | undefined => {
+    switch (s.kind) {
+      case "label":
+        return targets.has(s.id) ? s : undefined;
+      case "seq":
+        return seq(pruneList(s.items));
+      case "if":
+        return s.else === undefined
+          ? { ...s, then: prune(s.then) ?? seq([]) }
+          : { ...s, then: prune(s.then) ?? seq([]), else: prune(s.else) ?? seq([]) };
+      case "loop":
+      case "while":
+      case "doWhile":
+        return { ...s, body: prune(s.body) ?? seq([]) };
+      case "switch":
+        return { ...s, cases: s.cases.map((c) => ({ ...c, body: prune(c.body) ?? seq([]) })) };
+      default:
+        return s;
+    }
+  };
+  const pruneList = (l: Array<Stmt<B, C>>): Array<Stmt<B, C>> => {
+    const out: Array<Stmt<B, C>> = [];
+    for (const s of l) {
+      const p = prune(s);
+      if (p !== undefined) out.push(p);
+    }
+    return out;
+  };
+  return { list: pruneList(list), gotos, counts: targets };
+}

@@ -1,0 +1,119 @@
+/**
+ * Types from use: a variable's width is its size; it is signed when a signed operation reads it,
+ * a pointer when it is dereferenced (or offset then dereferenced), `char *` when it holds the
+ * address of a string, `bool` when it holds a comparison. Structures are a later step.
+ */
+
+import {
+  COMPARES,
+  type Expr,
+  forEachChild,
+  type IrFunction,
+  stmtReads,
+  termReads,
+  varKey,
+} from "./ir.ts";
+
+/** A C type the printer writes. */
+export interface CType {
+  size: number;
+  kind: "int" | "uint" | "bool" | "ptr" | "char_ptr";
+}
+
+/** The C spelling of a type. */
+export function typeName(t: CType): string {
+  switch (t.kind) {
+    case "bool":
+      return "bool";
+    case "ptr":
+      return "uint8_t *";
+    case "char_ptr":
+      return "char *";
+    case "int":
+      return t.size === 16 ? "__int128" : `int${t.size * 8}_t`;
+    default:
+      return t.size === 16 ? "unsigned __int128" : `uint${t.size * 8}_t`;
+  }
+}
+
+/** An unsigned type of `size` bytes (what a value of no known use is). */
+export function uintType(size: number): CType {
+  return { size, kind: "uint" };
+}
+
+const SIGNED_OPS = new Set(["slt", "sle", "sdiv", "srem"]);
+
+/**
+ * Types of every variable of `fn` by {@link varKey}, from their uses and definitions;
+ * `isString(address)` says whether an address holds a string.
+ */
+export function inferTypes(
+  fn: IrFunction,
+  isString: (address: number) => boolean,
+): Map<string, CType> {
+  const signed = new Set<string>();
+  const pointer = new Set<string>();
+  const strings = new Set<string>();
+  const bools = new Set<string>();
+  const sizes = new Map<string, number>();
+  const varOf = (e: Expr): string | undefined =>
+    e.k === "reg" || e.k === "tmp" || e.k === "slot" ? varKey(e) : undefined;
+  const baseOf = (addr: Expr): string | undefined => {
+    const v = varOf(addr);
+    if (v) return v;
+    if (addr.k === "bin" && addr.op === "add") return varOf(addr.a);
+    return undefined;
+  };
+  const visit = (e: Expr) => {
+    const v = varOf(e);
+    if (v) sizes.set(v, e.size);
+    if (e.k === "bin" && SIGNED_OPS.has(e.op)) {
+      for (const x of [e.a, e.b]) {
+        const k = varOf(x);
+        if (k) signed.add(k);
+      }
+    }
+    if (e.k === "bin" && e.op === "sar") {
+      const k = varOf(e.a);
+      if (k) signed.add(k);
+    }
+    if (e.k === "ext" && e.signed) {
+      const k = varOf(e.a);
+      if (k) signed.add(k);
+    }
+    if (e.k === "load") {
+      const k = baseOf(e.addr);
+      if (k && e.addr.size === fn.arch.ptr) pointer.add(k);
+    }
+    forEachChild(e, visit);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) {
+      stmtReads(s, visit);
+      if (s.k === "store") {
+        const k = baseOf(s.addr);
+        if (k) pointer.add(k);
+      }
+      if (s.k === "set") {
+        const k = varKey(s.dst);
+        sizes.set(k, s.dst.size);
+        if (s.src.k === "const" && s.src.size === fn.arch.ptr && isString(Number(s.src.value))) {
+          strings.add(k);
+        }
+        if (s.src.size === 1 && s.src.k === "bin" && COMPARES.has(s.src.op)) bools.add(k);
+      }
+    }
+    for (const p of b.phis) sizes.set(varKey(p.dst), p.dst.size);
+    termReads(b.term, visit);
+  }
+  const out = new Map<string, CType>();
+  for (const [k, size] of sizes) {
+    let kind: CType["kind"] = "uint";
+    if (strings.has(k)) kind = "char_ptr";
+    else if (pointer.has(k) && size === fn.arch.ptr) kind = "ptr";
+    else if (bools.has(k)) kind = "bool";
+    else if (signed.has(k)) kind = "int";
+    out.set(k, { size, kind });
+  }
+  return out;
+}

@@ -1,0 +1,211 @@
+/**
+ * The per-database store (node:sqlite, WAL): user annotations (names, comments, prototypes,
+ * bookmarks), the change journal behind undo/redo and export, and the analysis cache. Every
+ * change is its own committed transaction, so a killed worker loses at most the change in flight.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { dirname } from "node:path";
+import { RemcpError } from "../../../src/errors.ts";
+
+/** The kinds of annotation the store keeps. */
+export const ANNOTATION_KINDS = ["name", "comment", "prototype", "bookmark", "local"] as const;
+/** One of {@link ANNOTATION_KINDS}. */
+export type AnnotationKind = typeof ANNOTATION_KINDS[number];
+
+/** One journal entry. */
+export interface Change {
+  id: number;
+  kind: AnnotationKind;
+  address: number;
+  old: string | null;
+  new: string | null;
+  at: string;
+  undone: boolean;
+}
+
+const SCHEMA_VERSION = "1";
+
+const TABLES: Record<AnnotationKind, string> = {
+  name: "names",
+  comment: "comments",
+  prototype: "prototypes",
+  bookmark: "bookmarks",
+  // The local variables of the function at the address: JSON {default name: {name?, type?}}.
+  local: "locals",
+};
+
+/** Annotations and cache of one database. */
+export class AnnotationStore {
+  readonly path: string;
+  #db: DatabaseSync;
+
+  private constructor(path: string, db: DatabaseSync) {
+    this.path = path;
+    this.#db = db;
+  }
+
+  /** Opens (creating) the store at `path`. */
+  static open(path: string): AnnotationStore {
+    try {
+      Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      const db = new DatabaseSync(path);
+      db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS names (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS comments (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS prototypes (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS bookmarks (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS locals (address INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS journal (
+          id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, address INTEGER NOT NULL,
+          old TEXT, new TEXT, at TEXT NOT NULL, undone INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+      `);
+      db.prepare("INSERT OR IGNORE INTO meta VALUES ('schema', ?)").run(SCHEMA_VERSION);
+      return new AnnotationStore(path, db);
+    } catch (err) {
+      throw new RemcpError(
+        "WriteFailed",
+        `Cannot open the annotation store ${path}: ${(err as Error).message}; check that ` +
+          `REMCP_STATE_DIR is writable`,
+        { path },
+      );
+    }
+  }
+
+  /** A meta value (e.g. the file's path and hash). */
+  getMeta(key: string): string | undefined {
+    const row = this.#db.prepare("SELECT value FROM meta WHERE key = ?").get(key);
+    return row ? String(row.value) : undefined;
+  }
+
+  /** Sets a meta value. */
+  setMeta(key: string, value: string): void {
+    this.#db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)").run(key, value);
+  }
+
+  /** The annotation of `kind` at `address`. */
+  get(kind: AnnotationKind, address: number): string | undefined {
+    const row = this.#db.prepare(`SELECT value FROM ${TABLES[kind]} WHERE address = ?`).get(
+      address,
+    );
+    return row ? String(row.value) : undefined;
+  }
+
+  /** Every annotation of `kind`, by address. */
+  all(kind: AnnotationKind): [number, string][] {
+    return this.#db.prepare(`SELECT address, value FROM ${TABLES[kind]} ORDER BY address`).all()
+      .map((r) => [Number(r.address), String(r.value)]);
+  }
+
+  /** Sets (or clears with null) an annotation and journals it; clears the redo stack. */
+  set(kind: AnnotationKind, address: number, value: string | null): Change {
+    const old = this.get(kind, address) ?? null;
+    const at = new Date().toISOString();
+    this.#tx(() => {
+      this.#write(kind, address, value);
+      this.#db.exec("DELETE FROM journal WHERE undone = 1");
+      this.#db.prepare("INSERT INTO journal (kind, address, old, new, at) VALUES (?, ?, ?, ?, ?)")
+        .run(kind, address, old, value, at);
+    });
+    const id = Number(this.#db.prepare("SELECT max(id) AS id FROM journal").get()?.id ?? 0);
+    return { id, kind, address, old, new: value, at, undone: false };
+  }
+
+  #write(kind: AnnotationKind, address: number, value: string | null): void {
+    if (value === null) {
+      this.#db.prepare(`DELETE FROM ${TABLES[kind]} WHERE address = ?`).run(address);
+    } else {
+      this.#db.prepare(`INSERT OR REPLACE INTO ${TABLES[kind]} VALUES (?, ?)`).run(address, value);
+    }
+  }
+
+  #tx(f: () => void): void {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      f();
+      this.#db.exec("COMMIT");
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw new RemcpError(
+        "WriteFailed",
+        `Saving the change failed: ${(err as Error).message}`,
+        {},
+      );
+    }
+  }
+
+  /** Undoes the latest change; null when there is nothing to undo. */
+  undo(): Change | null {
+    const row = this.#db.prepare(
+      "SELECT * FROM journal WHERE undone = 0 ORDER BY id DESC LIMIT 1",
+    ).get();
+    if (!row) return null;
+    const c = toChange(row);
+    this.#tx(() => {
+      this.#write(c.kind, c.address, c.old);
+      this.#db.prepare("UPDATE journal SET undone = 1 WHERE id = ?").run(c.id);
+    });
+    return { ...c, undone: true };
+  }
+
+  /** Redoes the latest undone change; null when there is nothing to redo. */
+  redo(): Change | null {
+    const row = this.#db.prepare(
+      "SELECT * FROM journal WHERE undone = 1 ORDER BY id ASC LIMIT 1",
+    ).get();
+    if (!row) return null;
+    const c = toChange(row);
+    this.#tx(() => {
+      this.#write(c.kind, c.address, c.new);
+      this.#db.prepare("UPDATE journal SET undone = 0 WHERE id = ?").run(c.id);
+    });
+    return { ...c, undone: false };
+  }
+
+  /** Journal entries, newest first. */
+  changes(offset: number, limit: number): { items: Change[]; total: number } {
+    const total = Number(this.#db.prepare("SELECT count(*) AS n FROM journal").get()?.n ?? 0);
+    const items = this.#db.prepare("SELECT * FROM journal ORDER BY id DESC LIMIT ? OFFSET ?")
+      .all(limit, offset).map(toChange);
+    return { items, total };
+  }
+
+  /** A cached blob (e.g. the analysis), if present. */
+  loadCache(key: string): Uint8Array | undefined {
+    const row = this.#db.prepare("SELECT data FROM cache WHERE key = ?").get(key);
+    return row?.data instanceof Uint8Array ? row.data : undefined;
+  }
+
+  /** Stores a cached blob. */
+  saveCache(key: string, data: Uint8Array): void {
+    this.#db.prepare("INSERT OR REPLACE INTO cache VALUES (?, ?)").run(key, data);
+  }
+
+  /** Folds the WAL into the main file. */
+  checkpoint(): void {
+    this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+
+  /** Checkpoints and closes. */
+  close(): void {
+    try {
+      this.checkpoint();
+    } finally {
+      this.#db.close();
+    }
+  }
+}
+
+function toChange(row: Record<string, unknown>): Change {
+  return {
+    id: Number(row.id),
+    kind: String(row.kind) as AnnotationKind,
+    address: Number(row.address),
+    old: row.old === null ? null : String(row.old),
+    new: row.new === null ? null : String(row.new),
+    at: String(row.at),
+    undone: Number(row.undone) === 1,
+  };
+}
