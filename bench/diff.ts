@@ -15,6 +15,7 @@
  * rz-diff would be compared where `rz-diff` is on PATH; this machine has none.
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
+ *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
@@ -320,12 +321,13 @@ if (import.meta.main) {
     }
     // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
     const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
-    if (only !== undefined) {
-      // A filtered run measures accuracy only.
+    const speedName = "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)";
+    if (only !== undefined && !speedName.includes(only)) {
+      // REMCP_BENCH_ONLY picked other pairs.
     } else if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
       await timeOnly(
         h.client,
-        "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)",
+        speedName,
         gold[0]!,
         gold[1]!,
       );
