@@ -65,6 +65,7 @@ export function helpText(): string {
     "run flags: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]",
     "  --jobs N          files in parallel (default: CPUs)   --timeout S   per file (600)",
     "  --json | --ndjson output form (several files: NDJSON)  --quiet       no progress",
+    "  --pair            files two at a time (OLD NEW …): the script gets globals a and b",
     "",
     "cluster flags: remcp run --nats URL SCRIPT.js FILES… | remcp node --nats URL",
     "  run:  --max-deliveries N  poison job after N deliveries (3)  --import-annotations",

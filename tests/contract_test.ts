@@ -62,6 +62,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   get_basic_blocks: { address: "main" },
   get_cfg: { address: "main" },
   get_call_graph: { address: "main" },
+  function_features: { limit: 20 },
   xrefs_to: { address: "remcp_fact" },
   xrefs_from: { address: "main" },
   find_code_by_string: { pattern: "remcp" },

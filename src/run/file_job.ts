@@ -37,6 +37,11 @@ export interface FileJob {
   backend?: string | undefined;
   /** Return the file's annotations as an export_annotations JSON document. */
   exportAnnotations?: boolean;
+  /**
+   * A second file (`remcp run --pair`): both are opened and the script sees them as databases
+   * `a` (path) and `b` (this), with `file_a`/`file_b`, and no default database.
+   */
+  pairWith?: string | undefined;
 }
 
 /** A record plus what a cluster sends beside it. */
@@ -54,24 +59,37 @@ export async function runFileJob(
 ): Promise<FileOutcome> {
   const started = performance.now();
   let database: string | undefined;
+  const opened: string[] = [];
   let annotations: string | undefined;
   let record: FileResult;
   try {
-    if (job.path !== undefined) {
+    const open = async (path: string): Promise<string> => {
       const o = await sup.callTool("open_database", {
-        path: job.path,
+        path,
         force_new: true,
         ...(job.backend !== undefined ? { backend: job.backend } : {}),
       }, ctx);
-      database = String(resultValue(o, "open_database").database);
-      const w = await sup.callTool("wait_for_analysis", { database, timeout: job.timeoutS }, ctx);
+      const id = String(resultValue(o, "open_database").database);
+      opened.push(id);
+      const w = await sup.callTool(
+        "wait_for_analysis",
+        { database: id, timeout: job.timeoutS },
+        ctx,
+      );
       resultValue(w, "wait_for_analysis");
-    }
+      return id;
+    };
+    if (job.path !== undefined) database = await open(job.path);
+    const other = job.pairWith !== undefined ? await open(job.pairWith) : undefined;
     const r = await runScript(sup, ctx, {
       code: job.code,
-      database,
+      database: other === undefined ? database : undefined,
       timeoutMs: job.timeoutS * 1000,
-      ...(job.path !== undefined ? { globals: { file: job.label } } : {}),
+      ...(other !== undefined
+        ? { globals: { a: database!, b: other, file_a: job.path!, file_b: job.pairWith! } }
+        : job.path !== undefined
+        ? { globals: { file: job.label } }
+        : {}),
     });
     record = {
       file: job.label,
@@ -99,8 +117,8 @@ export async function runFileJob(
   } catch (err) {
     return { record: record.ok ? failedRecord(job.label, err, secs(started)) : record };
   } finally {
-    if (database !== undefined) {
-      await sup.callTool("close_database", { database, force: true }, ctx).catch(() => {});
+    for (const id of opened) {
+      await sup.callTool("close_database", { database: id, force: true }, ctx).catch(() => {});
     }
   }
 }

@@ -8,6 +8,7 @@ import type { ParseArgsConfig } from "node:util";
 /** The usage text of `remcp run`. */
 export const RUN_USAGE = "usage: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]\n" +
   "  [--backend B] [--jobs N] [--timeout S] [--json | --ndjson] [--quiet] [--allow-write]\n" +
+  "       remcp run --pair SCRIPT.js OLD NEW [OLD NEW…]   (globals a, b: database ids)\n" +
   "  [--nats URL [cluster flags, see remcp --help]]";
 
 /** parseArgs options of `remcp run` (the cluster adds its own beside them). */
@@ -21,6 +22,7 @@ export const RUN_OPTIONS = {
   quiet: { type: "boolean", short: "q" },
   "allow-write": { type: "boolean" },
   "allow-scripts": { type: "boolean" },
+  pair: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
 /** How records are printed: one value, NDJSON lines, or one JSON array at the end. */
@@ -39,6 +41,8 @@ export interface RunArgs {
   backend: string | undefined;
   allowWrite: boolean;
   allowScripts: boolean;
+  /** Files come two at a time (OLD NEW): each run sees both, as databases `a` and `b`. */
+  pair: boolean;
 }
 
 /** The parsed values {@link checkRunArgs} reads. */
@@ -52,6 +56,7 @@ export interface RunValues {
   quiet?: boolean | undefined;
   "allow-write"?: boolean | undefined;
   "allow-scripts"?: boolean | undefined;
+  pair?: boolean | undefined;
 }
 
 /** Checks the values and reads the script; resolves to the arguments or a usage message. */
@@ -80,16 +85,20 @@ export async function checkRunArgs(
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) return "--jobs takes 1 to 256";
   const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
   if (!(timeoutS > 0 && timeoutS <= 86_400)) return "--timeout takes seconds, > 0";
+  if (v.pair && (files.length === 0 || files.length % 2 !== 0)) {
+    return "--pair takes files two at a time: OLD NEW [OLD NEW…]";
+  }
   return {
     code,
     scriptName,
     files,
     jobs,
     timeoutS,
-    output: v.json ? "json" : v.ndjson || files.length > 1 ? "ndjson" : "single",
+    output: v.json ? "json" : v.ndjson || files.length > (v.pair ? 2 : 1) ? "ndjson" : "single",
     quiet: !!v.quiet,
     backend: v.backend,
     allowWrite: !!v["allow-write"],
     allowScripts: !!v["allow-scripts"],
+    pair: !!v.pair,
   };
 }

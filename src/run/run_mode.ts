@@ -36,8 +36,8 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
     ...(a.backend ? { defaultBackend: a.backend } : {}),
     ...(a.allowWrite ? { allowWrite: true } : {}),
     ...(a.allowScripts ? { allowScripts: true } : {}),
-    // The pool holds one worker per running file.
-    maxWorkers: Math.max(config.maxWorkers, a.jobs),
+    // The pool holds one worker per open file (two per job with --pair).
+    maxWorkers: Math.max(config.maxWorkers, a.pair ? a.jobs * 2 : a.jobs),
     logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
   };
   const log = createLogger("run", stderrSink(cfg.logLevel, cfg.logDir, "run"));
@@ -49,25 +49,37 @@ export async function runMode(config: Config, argv: string[]): Promise<number> {
   Deno.addSignalListener("SIGINT", onSigint);
   Deno.addSignalListener("SIGTERM", onSigint);
 
+  // A job is what one run of the script sees: no file, one file, or an OLD/NEW pair.
+  const queue: (string[] | undefined)[] = a.files.length === 0
+    ? [undefined]
+    : a.pair
+    ? a.files.flatMap((f, i) => i % 2 === 0 ? [[f, a.files[i + 1]!]] : [])
+    : a.files.map((f) => [f]);
   const progress = createProgress(
-    Math.max(a.files.length, 1),
+    queue.length,
     stderrProgressSink,
     a.quiet || a.output === "single",
   );
   const out = createRecordOutput(a.output);
-  const queue: (string | undefined)[] = a.files.length > 0 ? a.files : [undefined];
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !abort.signal.aborted) {
       const index = next++;
-      const file = queue[index];
-      progress.start(file ?? a.scriptName);
+      const files = queue[index];
+      const label = files ? files.join(" -> ") : a.scriptName;
+      progress.start(label);
       const { record } = await runFileJob(sup, {
         session: `run-${crypto.randomUUID().slice(0, 8)}`,
         signal: abort.signal,
         progress: () => {},
         via: "client",
-      }, { code: a.code, path: file, label: file ?? a.scriptName, timeoutS: a.timeoutS });
+      }, {
+        code: a.code,
+        path: files?.[0],
+        pairWith: files?.[1],
+        label,
+        timeoutS: a.timeoutS,
+      });
       progress.done(record.file, record.ok);
       if (!abort.signal.aborted || record.ok) out.emit(index, record);
     }

@@ -17,6 +17,7 @@ import { getSchemaHandler, getSchemaSpec } from "../meta/get_schema.ts";
 import { callHandler, callSpec } from "../meta/call.ts";
 import { batchHandler, batchSpec } from "../meta/batch.ts";
 import { executeHandler, executeSpec } from "../meta/execute.ts";
+import { diffTools } from "../diff/tools.ts";
 
 /** The meta-tools, in listing order. */
 export function metaTools(): LocalTool[] {
@@ -26,6 +27,7 @@ export function metaTools(): LocalTool[] {
     localTool(callSpec, callHandler),
     localTool(batchSpec, batchHandler),
     localTool(executeSpec, executeHandler),
+    ...diffTools(),
   ];
 }
 

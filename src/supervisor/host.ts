@@ -30,6 +30,8 @@ export interface CatalogEntry {
   /** `script`: a script tool (src/script_tools/), added and removed at run time. */
   kind: ToolKind;
   handler?: LocalHandler;
+  /** A meta-tool that only calls worker tools, so call/batch/execute may run it (the diff tools). */
+  nestable?: boolean;
 }
 
 /** What a supervisor-side handler may use: the dispatcher, the pools and the catalog. */
@@ -74,6 +76,8 @@ export type LocalHandler = (
 export interface LocalTool {
   spec: ToolSpec;
   handler: LocalHandler;
+  /** See {@link CatalogEntry.nestable}. */
+  nestable?: boolean;
 }
 
 /**

@@ -97,7 +97,8 @@ export class Supervisor implements Host {
   }
 
   #add(kind: ToolKind, t: LocalTool): void {
-    this.entries.set(t.spec.name, { spec: t.spec, kind, handler: t.handler });
+    const nestable = t.nestable === true ? { nestable: true } : {};
+    this.entries.set(t.spec.name, { spec: t.spec, kind, handler: t.handler, ...nestable });
   }
 
   /** Adds a source of tools that load in the background (calls to unknown names wait on it). */
@@ -267,7 +268,8 @@ export class Supervisor implements Host {
     try {
       // Script tools may be called through call/batch/execute, but not from other script tools:
       // nested sandboxes waiting on each other could exhaust the sandbox pool.
-      const nestable = entry.kind === "worker" || (entry.kind === "script" && ctx.via !== "script");
+      const nestable = entry.kind === "worker" || entry.nestable === true ||
+        (entry.kind === "script" && ctx.via !== "script");
       if (ctx.via !== "client" && !nestable) {
         throw new RemcpError(
           "InvalidArgument",

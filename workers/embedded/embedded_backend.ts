@@ -21,6 +21,7 @@ import { CodeView } from "./code.ts";
 import { functionTools } from "./tools/function_tools.ts";
 import { localTools } from "./tools/local_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
+import { featureTools } from "./tools/feature_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
@@ -152,6 +153,7 @@ export function createEmbedded(
       ...functionTools(need),
       ...localTools(need),
       ...xrefTools(need),
+      ...featureTools(need),
     ],
     save: () => {
       if (!db) return Promise.resolve({ saved: false });

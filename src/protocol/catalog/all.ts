@@ -13,6 +13,7 @@ import * as search from "./search.ts";
 import * as disasm from "./disasm.ts";
 import * as notes from "./annotations.ts";
 import * as scripts from "./scripts.ts";
+import * as features from "./features.ts";
 
 const GROUPS: readonly Record<string, unknown>[] = [
   info,
@@ -23,6 +24,7 @@ const GROUPS: readonly Record<string, unknown>[] = [
   search,
   disasm,
   notes,
+  features,
   scripts,
 ];
 

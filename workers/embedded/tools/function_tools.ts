@@ -7,7 +7,7 @@ import { compileFilter } from "../../../src/protocol/pattern.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { analysisOf, type DbAccess, type EmbeddedDb, fnName, functionContaining } from "../db.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
-import type { Decoder, Insn } from "../arch/types.ts";
+import type { DecodeOptions, Decoder, Insn } from "../arch/types.ts";
 import { rowNamer } from "./code_tools.ts";
 import { decompiled, DecompilerCache, renderFor } from "../decompiler/service.ts";
 import { localAnnotations } from "../decompiler/locals.ts";
@@ -32,11 +32,15 @@ export function functionRow(d: EmbeddedDb, fn: FunctionInfo) {
 }
 
 /** Decodes `fn`'s instructions in address order (ARM/Thumb chosen per block). */
-export async function instructionsOf(d: EmbeddedDb, fn: FunctionInfo): Promise<Insn[]> {
+export async function instructionsOf(
+  d: EmbeddedDb,
+  fn: FunctionInfo,
+  options: DecodeOptions = {},
+): Promise<Insn[]> {
   const decoders = new Map<number, Decoder>();
   for (const b of fn.blocks) decoders.set(b.start, await d.code.decoder(b.start));
   const fallback = await d.code.decoder(fn.start);
-  return analysisOf(d).instructionsOf(fn, (a) => decoders.get(a) ?? fallback);
+  return analysisOf(d).instructionsOf(fn, (a) => decoders.get(a) ?? fallback, options);
 }
 
 /** The function tools over `db`. */

@@ -1,0 +1,355 @@
+/**
+ * Binary diffing accuracy and speed: pairs of stripped binaries built here from real sources,
+ * scored against the symbols of their unstripped builds.
+ *
+ *   (1) two versions of a program: Lua 5.4.4 as released vs Debian's security-patched 5.4.4
+ *       (a patch diff), and Lua 5.3.6 vs 5.4.4 (a major release), from `apt-get source`;
+ *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
+ *
+ * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
+ * as .isra.0 ignored); precision is over matched pairs whose two sides both have a symbol,
+ * recall over the functions whose name is unique in both builds and that both analyses found.
+ * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
+ * files as the reference; speed on two ~6 MB binaries is measured on Debian's GNU gold linkers
+ * for arm and aarch64 (one source, two targets; stripped, so no accuracy there). Rizin's
+ * rz-diff would be compared where `rz-diff` is on PATH; this machine has none.
+ *
+ *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
+ *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
+ */
+import type { Client } from "@modelcontextprotocol/client";
+import { join } from "node:path";
+import { startRemcp } from "../tests/_harness.ts";
+
+const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
+
+async function sh(cmd: string, cwd = WORK): Promise<boolean> {
+  const out = await new Deno.Command("bash", {
+    args: ["-c", cmd],
+    cwd,
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  if (!out.success) {
+    console.error(`  failed: ${cmd}\n  ${new TextDecoder().decode(out.stderr).slice(-400)}`);
+  }
+  return out.success;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+/** Unpacks the Lua and SQLite sources; returns the folders that are there afterwards. */
+async function sources(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  if (!(await exists(join(WORK, "lua5.4-5.4.4")))) {
+    await sh("apt-get source -qq lua5.3 lua5.4 sqlite3 2>&1");
+  }
+  if (
+    !(await exists(join(WORK, "lua-5.4.4"))) &&
+    (await exists(join(WORK, "lua5.4_5.4.4.orig.tar.gz")))
+  ) {
+    await sh("tar xzf lua5.4_5.4.4.orig.tar.gz");
+  }
+  await Deno.mkdir(join(WORK, "inc"), { recursive: true });
+  for (const v of ["5.3", "5.4"]) {
+    await Deno.writeTextFile(
+      join(WORK, "inc", `lua${v}-deb-multiarch.h`),
+      '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n',
+    );
+  }
+  const want = {
+    lua536: "lua5.3-5.3.6",
+    lua544: "lua-5.4.4",
+    lua544deb: "lua5.4-5.4.4",
+    sqlite: "sqlite3-3.40.1",
+  };
+  for (const [k, dir] of Object.entries(want)) {
+    if (await exists(join(WORK, dir))) out[k] = join(WORK, dir);
+  }
+  if (out.sqlite && !(await exists(join(out.sqlite, "sqlite3.c")))) {
+    // The amalgamation is generated (needs tclsh).
+    if (!(await sh("./configure -q >/dev/null && make -s sqlite3.c shell.c", out.sqlite))) {
+      delete out.sqlite;
+    }
+  }
+  return out;
+}
+
+/** Builds `name` unstripped and a stripped copy; returns the unstripped path. */
+async function build(
+  name: string,
+  compiler: string,
+  opt: string,
+  srcs: string,
+): Promise<string | undefined> {
+  const bin = join(WORK, "bin", name);
+  if (await exists(`${bin}.stripped`)) return bin;
+  await Deno.mkdir(join(WORK, "bin"), { recursive: true });
+  const ok = await sh(
+    `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread && strip -o ${bin}.stripped ${bin}`,
+  );
+  return ok ? bin : undefined;
+}
+
+// Debian's luaconf.h includes a header its build generates; the multiarch triplet is all it holds.
+const luaSources = (dir: string) =>
+  `-I${WORK}/inc -DLUA_USE_POSIX -DLUA_USE_DLOPEN $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c | tr '\\n' ' ')`;
+const sqliteSources = (dir: string) =>
+  `-DSQLITE_THREADSAFE=0 ${dir}/sqlite3.c ${dir}/shell.c -I${dir}`;
+
+/** Function symbols of an unstripped build: start → name (names unique in the file only). */
+async function symbols(path: string): Promise<Map<number, string>> {
+  const out = await new Deno.Command("nm", { args: ["--defined-only", path], stdout: "piped" })
+    .output();
+  const byName = new Map<string, number[]>();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const m = /^([0-9a-f]+) [tTwW] (\S+)$/.exec(line);
+    if (!m) continue;
+    const name = m[2]!.replace(/\.(?:isra|part|constprop|cold|lto_priv)\.\d+/g, "");
+    if (/\.cold/.test(m[2]!)) continue;
+    byName.set(name, [...(byName.get(name) ?? []), Number.parseInt(m[1]!, 16)]);
+  }
+  const starts = new Map<number, string>();
+  for (const [name, at] of byName) if (at.length === 1) starts.set(at[0]!, name);
+  return starts;
+}
+
+interface Scored {
+  pair: string;
+  /** Wrong pairs by the round that matched them. */
+  wrong: Record<string, number>;
+  truth: number;
+  matched: number;
+  judged: number;
+  correct: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  diffSeconds: number;
+  openSeconds: number;
+  mb: number;
+}
+
+async function callLong(client: Client, name: string, args: Record<string, unknown>) {
+  const r = await client.callTool({ name, arguments: args }, {
+    timeout: 1_800_000,
+    resetTimeoutOnProgress: true,
+  });
+  if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+  return r.structuredContent as Record<string, unknown>;
+}
+
+/** Opens two files and waits for both analyses (they run in parallel, one worker each). */
+async function openBoth(client: Client, a: string, b: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const path of [a, b]) {
+    ids.push(
+      (await callLong(client, "open_database", { path, force_new: true })).database as string,
+    );
+  }
+  for (const database of ids) {
+    await callLong(client, "wait_for_analysis", { database, timeout: 3600 });
+  }
+  return ids;
+}
+
+async function score(client: Client, pair: string, a: string, b: string): Promise<Scored> {
+  const t0 = performance.now();
+  const ids = await openBoth(client, `${a}.stripped`, `${b}.stripped`);
+  const openSeconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const first = await callLong(client, "diff_databases", {
+    a: ids[0],
+    b: ids[1],
+    list: "matched",
+    limit: 1000,
+  });
+  const diffSeconds = (performance.now() - t1) / 1000;
+  const rows = [...(first.items as Record<string, string>[])];
+  let next = first.next_offset as number | undefined;
+  while (next !== undefined) {
+    const page = await callLong(client, "diff_databases", {
+      a: ids[0],
+      b: ids[1],
+      list: "matched",
+      limit: 1000,
+      offset: next,
+    });
+    rows.push(...(page.items as Record<string, string>[]));
+    next = page.next_offset as number | undefined;
+  }
+  const [symA, symB] = await Promise.all([symbols(a), symbols(b)]);
+  const found = async (id: string) => {
+    const starts = new Set<number>();
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const p = await callLong(client, "list_functions", { database: id, offset, limit: 10000 });
+      for (const f of p.items as { start: string }[]) starts.add(Number(f.start));
+      offset = p.next_offset as number | undefined;
+    }
+    return starts;
+  };
+  const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
+  const namesB = new Map([...symB].map(([at, n]) => [n, at]));
+  let truth = 0;
+  for (const [at, n] of symA) {
+    const bt = namesB.get(n);
+    if (bt !== undefined && foundA.has(at) && foundB.has(bt)) truth++;
+  }
+  let judged = 0;
+  let correct = 0;
+  const wrong: Record<string, number> = {};
+  for (const r of rows) {
+    const na = symA.get(Number(r.a_start));
+    const nb = symB.get(Number(r.b_start));
+    if (na === undefined || nb === undefined) continue;
+    judged++;
+    if (na === nb) correct++;
+    else wrong[r.round!] = (wrong[r.round!] ?? 0) + 1;
+  }
+  for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
+  const precision = judged === 0 ? 0 : correct / judged;
+  const recall = truth === 0 ? 0 : Math.min(1, correct / truth);
+  const mb = ((await Deno.stat(`${a}.stripped`)).size + (await Deno.stat(`${b}.stripped`)).size) /
+    2 / 1e6;
+  return {
+    pair,
+    wrong,
+    truth,
+    matched: rows.length,
+    judged,
+    correct,
+    precision,
+    recall,
+    f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall),
+    diffSeconds,
+    openSeconds,
+    mb,
+  };
+}
+
+/** Diff time of two large stripped binaries without symbols (no accuracy, only speed). */
+async function timeOnly(client: Client, name: string, a: string, b: string) {
+  const t0 = performance.now();
+  const ids = await openBoth(client, a, b);
+  const openSeconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const d = await callLong(client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
+  const diffSeconds = (performance.now() - t1) / 1000;
+  const mb = ((await Deno.stat(a)).size + (await Deno.stat(b)).size) / 2 / 1e6;
+  console.log(
+    `${name}\n  ${mb.toFixed(2)} MB each, functions ${
+      (d.a as { functions: number }).functions
+    } / ` +
+      `${(d.b as { functions: number }).functions}, totals ${JSON.stringify(d.totals)}; diff ` +
+      `${diffSeconds.toFixed(1)} s vs open+analysis ${openSeconds.toFixed(1)} s ` +
+      `(${(diffSeconds / openSeconds).toFixed(2)}×)`,
+  );
+  for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
+}
+
+if (import.meta.main) {
+  console.log(`work folder: ${WORK}`);
+  const src = await sources();
+  type Pair = {
+    name: string;
+    a: () => Promise<string | undefined>;
+    b: () => Promise<string | undefined>;
+  };
+  const pairs: Pair[] = [];
+  const lua = (tag: string, dir: string | undefined, cc: string, opt: string) => () =>
+    dir
+      ? build(`${tag}-${cc}-${opt.slice(1)}`, cc, opt, luaSources(dir))
+      : Promise.resolve(undefined);
+  const sqlite = (cc: string, opt: string) => () =>
+    src.sqlite
+      ? build(`sqlite-${cc}-${opt.slice(1)}`, cc, opt, sqliteSources(src.sqlite))
+      : Promise.resolve(undefined);
+  pairs.push(
+    {
+      name: "version: lua 5.4.4 → 5.4.4-3+deb12u1, the CVE patches (gcc -O2)",
+      a: lua("lua544", src.lua544, "gcc", "-O2"),
+      b: lua("lua544deb", src.lua544deb, "gcc", "-O2"),
+    },
+    {
+      name: "version: lua 5.3.6 → 5.4.4 (gcc -O2)",
+      a: lua("lua536", src.lua536, "gcc", "-O2"),
+      b: lua("lua544", src.lua544, "gcc", "-O2"),
+    },
+    {
+      name: "lua 5.4.4 gcc -O2 → -O3",
+      a: lua("lua544", src.lua544, "gcc", "-O2"),
+      b: lua("lua544", src.lua544, "gcc", "-O3"),
+    },
+    {
+      name: "lua 5.4.4 gcc -O2 → clang -O2",
+      a: lua("lua544", src.lua544, "gcc", "-O2"),
+      b: lua("lua544", src.lua544, "clang", "-O2"),
+    },
+    { name: "sqlite 3.40.1 gcc -O2 → -O3", a: sqlite("gcc", "-O2"), b: sqlite("gcc", "-O3") },
+    {
+      name: "sqlite 3.40.1 gcc -O2 → clang -O2",
+      a: sqlite("gcc", "-O2"),
+      b: sqlite("clang", "-O2"),
+    },
+  );
+  const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
+  try {
+    const only = Deno.env.get("REMCP_BENCH_ONLY");
+    for (const p of pairs) {
+      if (only !== undefined && !p.name.includes(only)) continue;
+      const a = await p.a();
+      const b = await p.b();
+      if (!a || !b) {
+        console.log(`${p.name}: not built (missing sources or compiler; see the errors above)`);
+        continue;
+      }
+      const r = await score(h.client, p.name, a, b);
+      console.log(
+        `${r.pair}\n  ${r.mb.toFixed(2)} MB each, truth ${r.truth}, matched ${r.matched}, ` +
+          `judged ${r.judged}, correct ${r.correct}: precision ${r.precision.toFixed(3)}, ` +
+          `recall ${r.recall.toFixed(3)}, F1 ${r.f1.toFixed(3)}; diff ${
+            r.diffSeconds.toFixed(1)
+          } s ` +
+          `vs open+analysis ${r.openSeconds.toFixed(1)} s (${
+            (r.diffSeconds / r.openSeconds).toFixed(2)
+          }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
+      );
+    }
+    // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
+    const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
+    const speedName = "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)";
+    if (only !== undefined && !speedName.includes(only)) {
+      // REMCP_BENCH_ONLY picked other pairs.
+    } else if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
+      await timeOnly(
+        h.client,
+        speedName,
+        gold[0]!,
+        gold[1]!,
+      );
+    } else {
+      console.log(
+        "speed pair skipped: Debian's binutils-arm-linux-gnueabihf and -aarch64-linux-gnu are not installed",
+      );
+    }
+  } finally {
+    await h.close();
+  }
+  // Spawning a missing program throws at once rather than rejecting.
+  let rz = false;
+  try {
+    rz = (await new Deno.Command("rz-diff", { args: ["-v"], stdout: "null", stderr: "null" })
+      .output()).success;
+  } catch {
+    rz = false;
+  }
+  console.log(
+    rz
+      ? "rz-diff is installed but its comparison is not wired into this benchmark yet"
+      : "rz-diff: skipped (Rizin is not installed on this machine)",
+  );
+}

@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import type { FunctionFeatures } from "./features.ts";
+import { matchFunctions } from "./match.ts";
+
+let next = 0x1000;
+function fn(name: string, over: Partial<FunctionFeatures> = {}): FunctionFeatures {
+  const start = next;
+  next += 0x100;
+  return {
+    name,
+    start,
+    size: 40,
+    instructions: 10,
+    blocks: 3,
+    edges: 3,
+    loops: 0,
+    bytes_hash: `bytes-${name}`,
+    mnem_hash: `mnem-${name}`,
+    mnem_set_hash: `set-${name}`,
+    cfg_sig: "3.3.0.1e",
+    histogram: [5, 5],
+    strings: [],
+    imports: [],
+    constants: [],
+    callees: [],
+    ...over,
+  };
+}
+
+Deno.test("matchFunctions() pairs equal names, then equal bytes wherever the code moved", () => {
+  const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
+  const b = [fn("sub_9000", { bytes_hash: "X" }), fn("main")];
+  const r = matchFunctions(a, b);
+  assert.deepEqual(
+    r.matches.map((m) => [m.a, m.b, m.round]).sort(),
+    [[0, 1, "name"], [1, 0, "bytes"]],
+  );
+  assert.equal(r.matches.find((m) => m.round === "bytes")!.similarity, 1);
+});
+
+Deno.test("matchFunctions() leaves ties unmatched", () => {
+  const twin = { bytes_hash: "T", mnem_hash: "M", mnem_set_hash: "S" };
+  const a = [fn("sub_1", twin), fn("sub_2", twin)];
+  const b = [fn("sub_3", twin), fn("sub_4", twin)];
+  const r = matchFunctions(a, b);
+  assert.equal(r.matches.length, 0);
+  assert.deepEqual(r.onlyA, [0, 1]);
+  assert.deepEqual(r.onlyB, [0, 1]);
+});
+
+Deno.test("matchFunctions() resolves a global tie through the call graph", () => {
+  const twin = { bytes_hash: "T", mnem_hash: "M", mnem_set_hash: "S" };
+  const a = [fn("sub_a1", twin), fn("sub_a2", twin), fn("caller1"), fn("caller2")];
+  const b = [fn("sub_b1", twin), fn("sub_b2", twin), fn("caller1"), fn("caller2")];
+  a[2]!.callees = [a[0]!.start];
+  a[3]!.callees = [a[1]!.start];
+  b[2]!.callees = [b[1]!.start];
+  b[3]!.callees = [b[0]!.start];
+  const r = matchFunctions(a, b);
+  const of = (i: number) => r.matches.find((m) => m.a === i);
+  assert.equal(of(0)?.b, 1);
+  assert.equal(of(1)?.b, 0);
+  assert.match(of(0)!.round, /^call_graph:/);
+});
+
+Deno.test("matchFunctions() matches a changed function by similarity, not a different one", () => {
+  const a = [fn("sub_1", { histogram: [10, 2, 7], instructions: 30, blocks: 6, edges: 8 })];
+  const b = [
+    fn("sub_2", { histogram: [10, 3, 7], instructions: 31, blocks: 6, edges: 8 }),
+    fn("sub_3", { histogram: [0, 20, 0], instructions: 12, blocks: 2, edges: 1, cfg_sig: "2" }),
+  ];
+  const r = matchFunctions(a, b);
+  assert.equal(r.matches.length, 1);
+  assert.equal(r.matches[0]!.b, 0);
+  assert.equal(r.matches[0]!.round, "similarity");
+  assert.ok(r.matches[0]!.similarity < 1);
+  assert.deepEqual(r.onlyB, [1]);
+});
+
+Deno.test("matchFunctions() stops with the signal's reason", () => {
+  const abort = new AbortController();
+  abort.abort(new Error("stop"));
+  assert.throws(() => matchFunctions([fn("x")], [fn("x")], { signal: abort.signal }), /stop/);
+});
