@@ -9,7 +9,8 @@
  *
  * Run: `deno run -A bench/fuzz.ts [cases per format, default 10000]`
  */
-import { check, CORPUS, hotFields, mutate, prng } from "../workers/embedded/formats/_fuzz.ts";
+import { check, CORPUS, hotFields, mutate } from "../workers/embedded/formats/_fuzz.ts";
+import { prng } from "../workers/embedded/_prng.ts";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
 
 const cases = Number(Deno.args[0] ?? 10_000);

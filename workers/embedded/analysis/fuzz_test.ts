@@ -4,6 +4,7 @@
  * or throw.
  */
 import assert from "node:assert/strict";
+import { prng } from "../_prng.ts";
 import { openImage } from "../formats/open_image.ts";
 import { createDecoder } from "../arch/decoder.ts";
 import { analyze } from "./analyze.ts";
@@ -11,17 +12,6 @@ import { analyze } from "./analyze.ts";
 const FIXTURES = ["elf_x86_64_gcc_O2", "elf_aarch64_gcc_O2", "pe_x86_64_O2.exe", "elf_arm_gcc_O2"];
 const CASES_PER_FILE = 12;
 const MAX_MS_PER_CASE = 10_000;
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 for (const name of FIXTURES) {
   Deno.test(`analyze() survives mangled code and data in ${name}`, async () => {

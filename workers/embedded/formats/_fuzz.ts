@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { prng } from "../_prng.ts";
 import { RemcpError } from "../../../src/errors.ts";
 import { executableRanges } from "../analysis/_code_cache.ts";
 import { INTERNAL_WARNING } from "./_optional_part.ts";
@@ -14,18 +15,6 @@ import { openImage } from "./open_image.ts";
 
 /** Longest one case may take. */
 export const MAX_MS_PER_CASE = 1000;
-
-/** Deterministic PRNG (mulberry32), so a failure replays. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HUGE = [0xffffffff, 0x7fffffff, 0x80000000, 0x10000000, 0xfffffff0, 0x0000ffff];
 

@@ -4,7 +4,8 @@
  * quickly, and never in a parser fault. `deno run -A bench/fuzz.ts` runs 10,000 per format.
  */
 
-import { check, CORPUS, hotFields, mutate, prng } from "./_fuzz.ts";
+import { check, CORPUS, hotFields, mutate } from "./_fuzz.ts";
+import { prng } from "../_prng.ts";
 import { FIXTURES, readOrSkip } from "./_testing.ts";
 
 const CASES_PER_FORMAT = 300;

@@ -12,6 +12,7 @@
  */
 
 import type { Cond, Graph, Stmt, Terminator } from "./types.ts";
+import { prng } from "../../_prng.ts";
 
 /** Test graphs: a body is a string ("" is empty), a condition is its block's id. */
 export type TestGraph = Graph<string, number>;
@@ -267,16 +268,7 @@ export function runTree(tree: TestStmt, g: TestGraph, o: Oracle): Run {
 }
 
 /** A small deterministic generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng: (seed: number) => () => number = prng;
 
 /**
  * A random graph of `n` blocks: mostly forward edges (as compiled code has),
