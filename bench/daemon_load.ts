@@ -9,7 +9,7 @@
  *   deno run -A bench/daemon_load.ts [clients] [calls-per-client]
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { fixture, ok, repoPath, startRemcp } from "../tests/_harness.ts";
+import { fixture, ok, remcpArgs, startRemcp } from "../tests/_harness.ts";
 
 const CLIENTS = Number(Deno.args[0] ?? 8);
 const CALLS = Number(Deno.args[1] ?? 500);
@@ -73,15 +73,7 @@ async function timeSerial(client: Client, database: string): Promise<number[]> {
 const stateDir = await Deno.makeTempDir({ prefix: "remcp-bench-daemon-" });
 const env = { REMCP_STATE_DIR: stateDir, REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
 const daemon = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "-A",
-    "--quiet",
-    "--config",
-    repoPath("deno.json"),
-    repoPath("src/main.ts"),
-    "serve",
-  ],
+  args: remcpArgs(["serve"]),
   env,
   stdin: "null",
   stdout: "null",

@@ -7,7 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { fixture, ok, repoPath, startRemcp } from "../tests/_harness.ts";
+import { fixture, ok, remcpArgs, startRemcp } from "../tests/_harness.ts";
 
 const CALLS = Number(Deno.args[0] ?? 2000);
 const FILE = fixture("elf_x86_64_gcc_O2");
@@ -30,18 +30,7 @@ const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor(s.le
 // (a) direct: the worker is a complete MCP server on its own.
 const transport = new StdioClientTransport({
   command: Deno.execPath(),
-  args: [
-    "run",
-    "-A",
-    "--quiet",
-    "--config",
-    repoPath("deno.json"),
-    repoPath("src/main.ts"),
-    "worker",
-    "--backend",
-    "embedded",
-    FILE,
-  ],
+  args: remcpArgs(["worker", "--backend", "embedded", FILE]),
   env: { ...Deno.env.toObject(), REMCP_LOG_LEVEL: "error" },
   stderr: "ignore",
 });

@@ -5,7 +5,7 @@
  *
  *   deno run -A bench/run_batch.ts
  */
-import { fixture, ok, repoPath, startRemcp } from "../tests/_harness.ts";
+import { fixture, ok, remcpArgs, repoPath, startRemcp } from "../tests/_harness.ts";
 
 const SCRIPT = "const i = await invoke('get_database_info', {}); " +
   "({ arch: i.arch, functions: (await invoke('list_functions', { limit: 1 })).total })";
@@ -39,22 +39,7 @@ async function runAll(jobs: number): Promise<{ seconds: number; failed: number }
   const dir = await Deno.makeTempDir();
   const t0 = performance.now();
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      repoPath("deno.json"),
-      repoPath("src/main.ts"),
-      "run",
-      "-e",
-      SCRIPT,
-      "--ndjson",
-      "--quiet",
-      "--jobs",
-      String(jobs),
-      ...files,
-    ],
+    args: remcpArgs(["run", "-e", SCRIPT, "--ndjson", "--quiet", "--jobs", String(jobs), ...files]),
     env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
     stdout: "piped",
     stderr: "null",

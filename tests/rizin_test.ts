@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { findRizin, probeVersion, supported } from "../src/probes/rizin.ts";
-import { callTool, fails, fixture, ok, repoPath, startRemcp } from "./_harness.ts";
+import { callTool, fails, fixture, ok, remcpArgs, startRemcp } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const FILE = "elf_x86_64_gcc_O0";
@@ -38,18 +38,7 @@ async function worker(path: string, env: Record<string, string> = {}) {
   const stateDir = await Deno.makeTempDir({ prefix: "remcp-rizin-worker-" });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      repoPath("deno.json"),
-      repoPath("src/main.ts"),
-      "worker",
-      "--backend",
-      "rizin",
-      path,
-    ],
+    args: remcpArgs(["worker", "--backend", "rizin", path]),
     env: {
       ...Deno.env.toObject(),
       ...rizinEnv,

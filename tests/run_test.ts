@@ -1,6 +1,6 @@
 /** End-to-end: the real `remcp run` CLI. */
 import assert from "node:assert/strict";
-import { fixture, repoPath, runCli, runRemcpCommand } from "./_harness.ts";
+import { fixture, remcpArgs, runCli, runRemcpCommand } from "./_harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -124,13 +124,7 @@ Deno.test(
     const dir = await Deno.makeTempDir();
     const files = Array.from({ length: 6 }, () => fixture("elf_x86_64_gcc_O2"));
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        repoPath("deno.json"),
-        repoPath("src/main.ts"),
+      args: remcpArgs([
         "run",
         "-e",
         "while (true) {}",
@@ -140,7 +134,7 @@ Deno.test(
         "2",
         "--ndjson",
         ...files,
-      ],
+      ]),
       env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
       stdout: "piped",
       stderr: "piped",

@@ -5,7 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import { prng } from "../_prng.ts";
 import { RemcpError } from "../../../src/errors.ts";
 import { executableRanges } from "../analysis/_code_cache.ts";
 import { INTERNAL_WARNING } from "./_optional_part.ts";
