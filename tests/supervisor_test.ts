@@ -250,7 +250,14 @@ Deno.test(
       const victim = (list.items as { database: string; pid: number }[])
         .find((d) => d.database === a.database)!;
       Deno.kill(victim.pid, "SIGKILL");
-      await new Promise((r) => setTimeout(r, 200));
+      // Wait until the pool has seen the exit, however long a busy machine takes to report it.
+      for (let i = 0; i < 600; i++) {
+        const now = await ok(h.client, "list_databases");
+        const row = (now.items as { database: string; state: string }[])
+          .find((d) => d.database === a.database);
+        if (row?.state === "crashed") break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       const crashed = await fails(h.client, "get_database_info", { database: a.database });
       assert.equal(crashed.error_type, "WorkerCrashed");
       assert.ok(Array.isArray(crashed.detail.stderr));
@@ -358,7 +365,10 @@ Deno.test("a standby worker takes the next open; a dead standby is replaced", e2
       next = await childrenWith(server, "--standby");
     }
     Deno.kill(next[0]!, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 100));
+    // Wait until the killed standby is gone from the process table (a condition, not a delay).
+    for (let i = 0; i < 600 && (await childrenWith(server, "--standby")).includes(next[0]!); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const c = await ok(h.client, "open_database", { path: fixture("elf_aarch64_gcc_O2") });
     await ok(h.client, "wait_for_analysis", { database: c.database });
     assert.equal(
