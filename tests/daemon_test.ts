@@ -4,6 +4,7 @@
  * every daemon it started.
  */
 import assert from "node:assert/strict";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fixture, type Harness, ok, repoPath, runRemcpCommand, startRemcp } from "./_harness.ts";
 import { processAlive } from "../src/daemon/state.ts";
 
@@ -418,3 +419,79 @@ Deno.test("remcp serve answers requests without a warning on stderr", e2e, async
     await cleanup(dir);
   }
 });
+
+const LOOP = { name: "execute", arguments: { code: "for (;;) {}", timeout_s: 600 } };
+
+/**
+ * Starts `execute` of an endless loop over HTTP and returns how to leave: on the 2026 era the v2
+ * client aborts its request's stream (the era's cancellation); a 2025-era client here drops its
+ * POST, as the proxy does on `notifications/cancelled` (stateless HTTP cannot route that note).
+ */
+async function startEndlessCall(
+  file: DaemonFile,
+  era: "2025-06-18" | "2026-07-28",
+): Promise<{ leave(): Promise<void> }> {
+  const url = new URL(`http://127.0.0.1:${file.port}/mcp`);
+  const abort = new AbortController();
+  if (era === "2025-06-18") {
+    const call = fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${file.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": era,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: LOOP }),
+      signal: abort.signal,
+    }).then((r) => r.text()).catch((err: unknown) => err);
+    return {
+      async leave() {
+        abort.abort();
+        await call;
+      },
+    };
+  }
+  const client = new Client(
+    { name: "remcp-test", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: era } } } as never,
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${file.token}` } },
+    }),
+  );
+  const call = client.callTool(LOOP, { signal: abort.signal, timeout: 700_000 })
+    .catch((err: unknown) => err);
+  return {
+    async leave() {
+      abort.abort();
+      await call;
+      await client.close();
+    },
+  };
+}
+
+for (const era of ["2026-07-28", "2025-06-18"] as const) {
+  Deno.test(`an HTTP call whose client leaves is cancelled (${era} era)`, e2e, async () => {
+    const dir = await stateDir();
+    const child = spawnServe(dir, "null");
+    try {
+      await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
+      const file = (await readDaemonFile(dir))!;
+      const call = await startEndlessCall(file, era);
+      await waitFor("the call to start", async () => (await health(file)).calls_in_flight === 1);
+      await call.leave();
+      // Bounded well below the script's own 600 s limit: only a cancellation ends it.
+      await waitFor(
+        "the abandoned call to end",
+        async () => (await health(file)).calls_in_flight === 0,
+        60_000,
+      );
+    } finally {
+      child.kill("SIGTERM");
+      await child.status;
+      await cleanup(dir);
+    }
+  });
+}
