@@ -61,6 +61,7 @@ export function helpText(): string {
     "  --port N          port (default 0: any free port; the state file records it)",
     "  --idle-timeout S  exit after S idle seconds (auto-started daemons: REMCP_IDLE_TIMEOUT)",
     "  --allow-remote    allow a non-loopback --host (prints a warning)",
+    "  --connection-timeout S  close a connection silent for S seconds (default 30)",
     "",
     "run flags: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]",
     "  --jobs N          files in parallel (default: CPUs)   --timeout S   per file (600)",

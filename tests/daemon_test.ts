@@ -107,10 +107,14 @@ async function health(file: DaemonFile): Promise<Record<string, unknown>> {
 }
 
 /** `remcp serve` with state folder `dir`, started by hand. */
-function spawnServe(dir: string, stderr: "null" | "piped"): Deno.ChildProcess {
+function spawnServe(
+  dir: string,
+  stderr: "null" | "piped",
+  flags: string[] = [],
+): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--config", repoPath("deno.json"), repoPath("src/main.ts")]
-      .concat("serve"),
+      .concat("serve", ...flags),
     env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
     stdin: "null",
     stdout: "null",
@@ -495,3 +499,90 @@ for (const era of ["2026-07-28", "2025-06-18"] as const) {
     }
   });
 }
+
+/** Reads `conn` until the server closes it; false if it is still open after `ms`. */
+async function closedWithin(conn: Deno.Conn, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  const buf = new Uint8Array(4096);
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => {
+      timer = setTimeout(() => r("late"), Math.max(0, deadline - Date.now()));
+    });
+    const n = await Promise.race([conn.read(buf).catch(() => null), late]);
+    clearTimeout(timer);
+    if (n === null) return true;
+    if (n === "late") return false;
+  }
+}
+
+Deno.test(
+  "silent connections are closed after --connection-timeout; live calls stay",
+  e2e,
+  async () => {
+    const dir = await stateDir();
+    const child = spawnServe(dir, "null", ["--connection-timeout", "1"]);
+    const conns: Deno.Conn[] = [];
+    try {
+      await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
+      const file = (await readDaemonFile(dir))!;
+      const connect = async () => {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: file.port });
+        conns.push(conn);
+        return conn;
+      };
+      // Half a request, then silence (a half-open client, or a slow one that stopped).
+      const partial = await connect();
+      await partial.write(new TextEncoder().encode(`GET /remcp/health HTTP/1.1\r\nHost: 127.0`));
+      // Connected and never a byte.
+      const silent = await connect();
+      // A finished request on a kept-alive connection.
+      const kept = await connect();
+      await kept.write(
+        new TextEncoder().encode(
+          `GET /remcp/health HTTP/1.1\r\nHost: 127.0.0.1:${file.port}\r\n` +
+            `Authorization: Bearer ${file.token}\r\n\r\n`,
+        ),
+      );
+      // Bounded far above the 1 s timeout, far below the minutes such connections lived before.
+      for (
+        const [what, conn] of [["partial", partial], ["silent", silent], ["kept", kept]] as const
+      ) {
+        assert.ok(await closedWithin(conn, 30_000), `the ${what} connection was closed`);
+      }
+
+      // A call that runs for 3 s on one connection is not idle: its answer streams heartbeats.
+      const r = await fetch(`http://127.0.0.1:${file.port}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${file.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "execute",
+            arguments: { code: "const t = Date.now(); while (Date.now() - t < 3000) {} 'done'" },
+          },
+        }),
+      });
+      assert.equal(r.status, 200);
+      assert.match(await r.text(), /done/);
+    } finally {
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch {
+          // Closed by the daemon.
+        }
+      }
+      child.kill("SIGTERM");
+      await child.status;
+      await cleanup(dir);
+    }
+  },
+);
