@@ -10,7 +10,7 @@ const BENCHES = [
   "execute",
   "startup",
   "daemon_load",
-  "daemon_relay",
+  "http_relay",
   "open_memory",
   "run_batch",
   "invoke_cost",

@@ -1,10 +1,10 @@
 /**
- * Daemon relay: the cost of the idle-closing relay in front of the daemon's HTTP server
+ * HTTP relay: the cost of the idle-closing relay in front of the daemon's HTTP server
  * (`src/daemon/idle_front.ts`). The same trivial handler is served by a plain `Deno.serve` (the
  * reference, measured in the same run) and behind the relay; prints the median latency of small
  * sequential requests and the time to upload a large body, and their ratios.
  *
- *   deno run -A bench/daemon_relay.ts [requests] [upload-MiB]
+ *   deno run -A bench/http_relay.ts [requests] [upload-MiB]
  */
 import { serveBehindIdleFront } from "../src/daemon/idle_front.ts";
 
