@@ -127,6 +127,25 @@ function runRemcp(dir: string, args: string[]) {
   return runRemcpCommand(args, dir);
 }
 
+/** A 2025-era `tools/call` POSTed straight to the daemon (the fast path's shape). */
+function postToolCall(
+  file: DaemonFile,
+  params: { name: string; arguments: Record<string, unknown> },
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`http://127.0.0.1:${file.port}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${file.token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }),
+    ...(signal ? { signal } : {}),
+  });
+}
+
 /** One raw HTTP/1.1 request, so that tests can send any Host header. */
 async function rawRequest(port: number, lines: string[]): Promise<number> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
@@ -397,21 +416,7 @@ Deno.test("remcp serve answers requests without a warning on stderr", e2e, async
   try {
     await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
     const file = (await readDaemonFile(dir))!;
-    const r = await fetch(`http://127.0.0.1:${file.port}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${file.token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-06-18",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "list_databases", arguments: {} },
-      }),
-    });
+    const r = await postToolCall(file, { name: "list_databases", arguments: {} });
     assert.equal(r.status, 200);
     await r.body?.cancel();
     assert.equal((await health(file)).ok ?? true, true);
@@ -435,20 +440,11 @@ async function startEndlessCall(
   file: DaemonFile,
   era: "2025-06-18" | "2026-07-28",
 ): Promise<{ leave(): Promise<void> }> {
-  const url = new URL(`http://127.0.0.1:${file.port}/mcp`);
   const abort = new AbortController();
   if (era === "2025-06-18") {
-    const call = fetch(url, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${file.token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": era,
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: LOOP }),
-      signal: abort.signal,
-    }).then((r) => r.text()).catch((err: unknown) => err);
+    const call = postToolCall(file, LOOP, abort.signal)
+      .then((r) => r.text())
+      .catch((err: unknown) => err);
     return {
       async leave() {
         abort.abort();
@@ -461,7 +457,7 @@ async function startEndlessCall(
     { versionNegotiation: { mode: { pin: era } } } as never,
   );
   await client.connect(
-    new StreamableHTTPClientTransport(url, {
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${file.port}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${file.token}` } },
     }),
   );
@@ -552,23 +548,9 @@ Deno.test(
       }
 
       // A call that runs for 3 s on one connection is not idle: its answer streams heartbeats.
-      const r = await fetch(`http://127.0.0.1:${file.port}/mcp`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${file.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-06-18",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: {
-            name: "execute",
-            arguments: { code: "const t = Date.now(); while (Date.now() - t < 3000) {} 'done'" },
-          },
-        }),
+      const r = await postToolCall(file, {
+        name: "execute",
+        arguments: { code: "const t = Date.now(); while (Date.now() - t < 3000) {} 'done'" },
       });
       assert.equal(r.status, 200);
       assert.match(await r.text(), /done/);
