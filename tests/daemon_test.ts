@@ -130,7 +130,7 @@ function runRemcp(dir: string, args: string[]) {
 /** A 2025-era `tools/call` POSTed straight to the daemon (the fast path's shape). */
 function postToolCall(
   file: DaemonFile,
-  params: { name: string; arguments: Record<string, unknown> },
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
   signal?: AbortSignal,
 ): Promise<Response> {
   return fetch(`http://127.0.0.1:${file.port}/mcp`, {
@@ -548,12 +548,19 @@ Deno.test(
       }
 
       // A call that runs for 3 s on one connection is not idle: its answer streams heartbeats.
-      const r = await postToolCall(file, {
-        name: "execute",
-        arguments: { code: "const t = Date.now(); while (Date.now() - t < 3000) {} 'done'" },
-      });
+      const busy = "const t = Date.now(); while (Date.now() - t < 3000) {} 'done'";
+      const r = await postToolCall(file, { name: "execute", arguments: { code: busy } });
       assert.equal(r.status, 200);
       assert.match(await r.text(), /done/);
+      // With a progress token the fast path streams from the start; no progress comes, and its
+      // heartbeats keep the connection.
+      const streamed = await postToolCall(file, {
+        name: "execute",
+        arguments: { code: busy },
+        _meta: { progressToken: "p" },
+      });
+      assert.equal(streamed.headers.get("content-type"), "text/event-stream");
+      assert.match(await streamed.text(), /done/);
     } finally {
       for (const c of conns) {
         try {

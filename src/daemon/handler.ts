@@ -154,7 +154,8 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
         signal: AbortSignal.any([request.signal, abort.signal]),
       });
       return await streamWhenSlow(
-        fastToolCall(call, body, sup, session) ?? mcp.fetch(call, { parsedBody: body }),
+        fastToolCall(call, body, sup, session, heartbeatMs) ??
+          mcp.fetch(call, { parsedBody: body }),
         { afterMs: opts.streamAfterMs ?? STREAM_AFTER_MS, heartbeatMs, abort },
       );
     }
