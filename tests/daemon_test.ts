@@ -55,6 +55,12 @@ async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms 
   }
 }
 
+/** Waits for a `remcp serve` started by hand to write its state file; a loaded machine is slow. */
+async function serveStarted(dir: string): Promise<DaemonFile> {
+  await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined, 60_000);
+  return (await readDaemonFile(dir))!;
+}
+
 /** Pids of `remcp serve` processes using state folder `dir` (Linux: read from /proc). */
 function daemonPids(dir: string): number[] {
   const pids: number[] = [];
@@ -262,8 +268,7 @@ Deno.test(
     const dir = await stateDir();
     const child = spawnServe(dir, "null");
     try {
-      await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
-      const file = (await readDaemonFile(dir))!;
+      const file = await serveStarted(dir);
       assert.equal(file.pid, child.pid);
       assert.match(file.token, /^[0-9a-f]{64}$/);
       if (Deno.build.os !== "windows") {
@@ -414,8 +419,7 @@ Deno.test("remcp serve answers requests without a warning on stderr", e2e, async
   const dir = await stateDir();
   const child = spawnServe(dir, "piped");
   try {
-    await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
-    const file = (await readDaemonFile(dir))!;
+    const file = await serveStarted(dir);
     const r = await postToolCall(file, { name: "list_databases", arguments: {} });
     assert.equal(r.status, 200);
     await r.body?.cancel();
@@ -477,8 +481,7 @@ for (const era of ["2026-07-28", "2025-06-18"] as const) {
     const dir = await stateDir();
     const child = spawnServe(dir, "null");
     try {
-      await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
-      const file = (await readDaemonFile(dir))!;
+      const file = await serveStarted(dir);
       const call = await startEndlessCall(file, era);
       await waitFor("the call to start", async () => (await health(file)).calls_in_flight === 1);
       await call.leave();
@@ -520,8 +523,7 @@ Deno.test(
     const child = spawnServe(dir, "null", ["--connection-timeout", "1"]);
     const conns: Deno.Conn[] = [];
     try {
-      await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
-      const file = (await readDaemonFile(dir))!;
+      const file = await serveStarted(dir);
       const connect = async () => {
         const conn = await Deno.connect({ hostname: "127.0.0.1", port: file.port });
         conns.push(conn);
