@@ -188,9 +188,8 @@ class GuestRun {
   }
 
   /**
-   * What the running slice has cost: the process's CPU time, or the wall time when that is less.
-   * Both bound the script's own time from above (the process runs one script; its other threads
-   * are the engine's); on a busy machine the wall clock also counts time spent waiting for a core,
+   * What the running slice has cost: the thread's CPU time, or the wall time when that is less.
+   * Both bound the script's own time from above; on a busy machine the wall clock also counts time spent waiting for a core,
    * which is not the script's doing.
    */
   #sliceCost(): number {
@@ -605,8 +604,17 @@ function utf8Prefix(text: string, bytes: number): string {
   return cut.endsWith("\uFFFD") ? cut.slice(0, -1) : cut;
 }
 
-/** CPU time this process has used, user and system, in milliseconds. */
+/**
+ * CPU time of the thread running the script, user and system, in milliseconds; the whole
+ * process's where the runtime cannot tell a thread's (an upper bound of it all the same). A
+ * sandbox thread shares its process with the supervisor, whose time is not the script's.
+ */
 function processCpuMs(): number {
-  const used = process.cpuUsage();
+  const used = threadCpuUsage ? threadCpuUsage() : process.cpuUsage();
   return (used.user + used.system) / 1000;
 }
+
+const threadCpuUsage: (() => { user: number; system: number }) | undefined =
+  "threadCpuUsage" in process && typeof process.threadCpuUsage === "function"
+    ? process.threadCpuUsage.bind(process)
+    : undefined;

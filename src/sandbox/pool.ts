@@ -5,7 +5,8 @@
 import { RemcpError, toErrorPayload } from "../errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import type { ChildMessage, GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
-import { type SandboxChild, spawnSandboxChild } from "./sandbox_child.ts";
+import type { SandboxChild } from "./sandbox_child.ts";
+import { spawnSandboxThread } from "./sandbox_thread.ts";
 import { describeExit, SandboxProcess } from "./sandbox_process.ts";
 
 /** How a pool is built. */
@@ -14,7 +15,7 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Most processes alive at once, busy ones included (default 8); more runs wait. */
   maxProcesses?: number;
-  /** Starts one sandbox process (default: `remcp sandbox` through `Deno.Command`). */
+  /** Starts one sandbox (default: a permission-less thread, see sandbox_thread.ts). */
   spawn?: () => SandboxChild;
   /** Time a cancelled run gets to stop cleanly before its process is killed (default 200 ms). */
   graceMs?: number;
@@ -43,6 +44,11 @@ export interface SandboxRunOptions {
   signal?: AbortSignal;
   /** Called with each piece of console output as it happens (the same text lands in `logs`). */
   onLog?: (level: GuestLogLevel, text: string) => void;
+  /**
+   * A result larger than this many bytes of JSON is cut structurally (shrink.ts) inside the
+   * sandbox before it is sent, so the host never receives (nor parses) more than about this.
+   */
+  fitResultBytes?: number;
 }
 
 /** What a run used. `cpuMs` is the script's own time as the sandbox measured it. */
@@ -52,7 +58,7 @@ export interface SandboxRunStats extends RunStats {
 
 /** How a run ended. `logs` is the captured console output either way. */
 export type SandboxRunResult =
-  | { ok: true; result: unknown; logs: string; stats: SandboxRunStats }
+  | { ok: true; result: unknown; cut: string[]; logs: string; stats: SandboxRunStats }
   | { ok: false; error: RemcpError; logs: string; stats: SandboxRunStats };
 
 /** Longest a run waits for a ready process (start-up, or a busy pool), beside its own timeout. */
@@ -78,7 +84,7 @@ export class SandboxPool {
   constructor(options: SandboxPoolOptions = {}) {
     this.#size = Math.max(0, options.size ?? 2);
     this.#max = Math.max(1, this.#size, options.maxProcesses ?? 8);
-    this.#spawn = options.spawn ?? spawnSandboxChild;
+    this.#spawn = options.spawn ?? spawnSandboxThread;
     this.#graceMs = options.graceMs ?? 200;
   }
 
@@ -118,7 +124,7 @@ export class SandboxPool {
     const stats = { ...ended.stats, wallMs };
     return ended.error
       ? { ok: false, error: ended.error, logs: ended.logs, stats }
-      : { ok: true, result: ended.result, logs: ended.logs, stats };
+      : { ok: true, result: ended.result, cut: ended.cut, logs: ended.logs, stats };
   }
 
   /** Kills every process and waits for them to exit. Runs in progress end with an error. */
@@ -195,6 +201,7 @@ export class SandboxPool {
             ended.resolve({
               error,
               result: message.ok ? message.result : undefined,
+              cut: message.ok ? message.cut ?? [] : [],
               stats: message.stats,
               logs,
               reusable: !RECYCLED_AFTER.has(message.ok ? "" : message.error.code),
@@ -206,12 +213,13 @@ export class SandboxPool {
       onExit: (exit, stderr) => {
         const error = stopReason ? stoppedError() : new RemcpError(
           "SandboxError",
-          `${describeExit(exit, stderr)}; the script was lost, run it again`,
+          `${describeExit(exit, stderr, proc.kind)}; the script was lost, run it again`,
           { exit_code: exit.code, signal: exit.signal, stderr },
         );
         ended.resolve({
           error,
           result: undefined,
+          cut: [],
           stats: { invokes, cpuMs: 0 },
           logs,
           reusable: false,
@@ -224,6 +232,7 @@ export class SandboxPool {
       code,
       globals: { ...options.globals },
       limits,
+      ...(options.fitResultBytes !== undefined ? { fitBytes: options.fitResultBytes } : {}),
     });
     try {
       return await ended.promise;
@@ -349,6 +358,7 @@ export class SandboxPool {
 interface RunEnd {
   error: RemcpError | undefined;
   result: unknown;
+  cut: string[];
   stats: RunStats;
   logs: string;
   reusable: boolean;

@@ -20,6 +20,8 @@ import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
 import { WorkerPool } from "./pool.ts";
 import type { Spawner } from "./worker_process.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
+import { spawnSandboxChild } from "../sandbox/sandbox_child.ts";
+import { spawnSandboxThread, threadsAvailable } from "../sandbox/sandbox_thread.ts";
 import type { CallContext, CatalogEntry, Host, LocalTool, ToolKind } from "./host.ts";
 import { makeSampleDir } from "./sample_dir.ts";
 
@@ -224,7 +226,16 @@ export class Supervisor implements Host {
 
   /** The sandbox pool, started on first use. */
   sandbox(): SandboxPool {
-    this.#sandbox ??= new SandboxPool({ size: 2 });
+    if (!this.#sandbox) {
+      const thread = this.config.sandbox === "thread" && threadsAvailable();
+      if (this.config.sandbox === "thread" && !thread) {
+        this.log.debug("sandbox: this launch has no --unstable-worker-options; using processes");
+      }
+      this.#sandbox = new SandboxPool({
+        size: 2,
+        spawn: thread ? spawnSandboxThread : spawnSandboxChild,
+      });
+    }
     return this.#sandbox;
   }
 
