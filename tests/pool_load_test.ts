@@ -1,7 +1,7 @@
 /**
- * End-to-end: eight long sandboxes at once leave the supervisor answering. Each sandbox is its own
- * process, so a busy pool costs the event loop nothing; this fails if a script's work ever lands
- * on it.
+ * End-to-end: eight long sandboxes at once, or big results, leave the supervisor answering. Each
+ * sandbox has its own thread (or process), and a big result is cut to the output cap inside it, so
+ * a busy pool costs the event loop nothing; this fails if a script's work ever lands on it.
  */
 import assert from "node:assert/strict";
 import { ok, startRemcp } from "./_harness.ts";
@@ -35,3 +35,40 @@ Deno.test("list_databases answers within a second while 8 sandboxes spin", e2e, 
     await h.close();
   }
 });
+
+Deno.test(
+  "list_databases answers within a second while executes return 15 MiB strings",
+  e2e,
+  async () => {
+    const h = await startRemcp();
+    try {
+      await ok(h.client, "list_databases");
+      let done = false;
+      const big = (async () => {
+        const results = [];
+        // Several in a row: before the cut moved into the sandbox, each stalled the loop ~2 s.
+        for (let i = 0; i < 3; i++) {
+          results.push(await ok(h.client, "execute", { code: "'x'.repeat(15 * 1024 * 1024)" }));
+        }
+        done = true;
+        return results;
+      })();
+      const latencies: number[] = [];
+      while (!done) {
+        const t0 = performance.now();
+        await ok(h.client, "list_databases");
+        if (!done) latencies.push(performance.now() - t0);
+      }
+      for (const r of await big) {
+        assert.equal(r.truncated, true);
+        assert.ok(String(r.result).length <= 128 * 1024, "the result is cut to the output cap");
+      }
+      assert.ok(latencies.length >= 3, `only ${latencies.length} answers while the scripts ran`);
+      latencies.sort((a, b) => a - b);
+      const median = latencies[Math.floor(latencies.length / 2)]!;
+      assert.ok(median < 1000, `list_databases took ${latencies.map(Math.round)} ms`);
+    } finally {
+      await h.close();
+    }
+  },
+);

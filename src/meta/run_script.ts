@@ -2,9 +2,9 @@
  * Runs a script in the sandbox with `invoke` routed through the supervisor: shared by the
  * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
  */
-import { resultValue } from "../protocol/results.ts";
+import { resultJson } from "../protocol/results.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
-import type { SandboxRunStats } from "../sandbox/pool.ts";
+import { JsonText, type SandboxRunStats } from "../sandbox/pool.ts";
 import type { CallContext, Host } from "../supervisor/host.ts";
 
 /** What a script run needs. */
@@ -57,7 +57,8 @@ export async function runScript(
         }
       }
       const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
-      const value = resultValue(result, name);
+      // The result's text is its value's JSON: the script gets it without a re-serialization.
+      const value = new JsonText(resultJson(result, name));
       ctx.progress(invokes, undefined, `${invokes} invokes`);
       return value;
     },

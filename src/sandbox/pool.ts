@@ -21,16 +21,22 @@ export interface SandboxPoolOptions {
   graceMs?: number;
 }
 
+/** An invoke's result as JSON text already (a tool result's text): sent on as it is. */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
 /**
  * Runs a tool for the script. `args` is the JSON object the script passed; the result must be a
- * JSON object. A thrown {@link RemcpError} reaches the script as an `Error` with its `code` and
- * `detail`. `signal` aborts when the run ends, so work nobody will read can stop.
+ * JSON object, or {@link JsonText} of one. A thrown {@link RemcpError} reaches the script as an
+ * `Error` with its `code` and `detail`. `signal` aborts when the run ends, so work nobody will
+ * read can stop.
  */
 export type InvokeHandler = (
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
-) => Promise<Record<string, unknown>>;
+) => Promise<Record<string, unknown> | JsonText>;
 
 /** One script run's inputs. */
 export interface SandboxRunOptions {
@@ -162,10 +168,16 @@ export class SandboxPool {
     if (options.signal?.aborted) stop("cancelled");
     timers.push(setTimeout(() => stop("timeout"), Math.max(0, deadline - performance.now())));
 
-    const answer = (callId: number, outcome: { value: Record<string, unknown> } | WireError) => {
+    const answer = (callId: number, outcome: { valueJson: string } | WireError) => {
       inFlight--;
-      if ("value" in outcome) {
-        proc.send({ type: "invoke_result", runId: id, callId, ok: true, value: outcome.value });
+      if ("valueJson" in outcome) {
+        proc.send({
+          type: "invoke_result",
+          runId: id,
+          callId,
+          ok: true,
+          valueJson: outcome.valueJson,
+        });
       } else {
         proc.send({ type: "invoke_result", runId: id, callId, ok: false, error: outcome });
       }
@@ -370,9 +382,10 @@ async function callHost(
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<{ value: Record<string, unknown> } | WireError> {
+): Promise<{ valueJson: string } | WireError> {
   try {
     const value: unknown = await invoke(name, args, signal);
+    if (value instanceof JsonText) return { valueJson: value.json };
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return {
         code: "Internal",
@@ -380,8 +393,7 @@ async function callHost(
         detail: {},
       };
     }
-    JSON.stringify(value);
-    return { value: { ...value } };
+    return { valueJson: JSON.stringify(value) };
   } catch (err) {
     const payload = toErrorPayload(err);
     return { code: payload.error_type, message: payload.error, detail: payload.detail };

@@ -8,7 +8,7 @@
  * child  → parent  {type:"ready", pid, loadMs}                      once, when it can take runs
  * parent → child   {type:"run", id, code, globals, limits, fitBytes?} start a run
  * child  → parent  {type:"invoke", runId, callId, name, args}       the script called invoke()
- * parent → child   {type:"invoke_result", runId, callId, ok:true, value}
+ * parent → child   {type:"invoke_result", runId, callId, ok:true, valueJson}   the object as JSON
  *                  {type:"invoke_result", runId, callId, ok:false, error:{code, message, detail}}
  * child  → parent  {type:"log", runId, level, text}                 console output, already capped
  * parent → child   {type:"cancel", id}                              stop the run (abort, deadline)
@@ -74,7 +74,8 @@ const invokeResultSchema = z.discriminatedUnion("ok", [
     runId: z.string(),
     callId: z.number(),
     ok: z.literal(true),
-    value: z.record(z.string(), z.unknown()),
+    /** The result object as JSON text: handed to the script as it is, never parsed here. */
+    valueJson: z.string(),
   }),
   z.object({
     type: z.literal("invoke_result"),

@@ -105,9 +105,7 @@ export class SandboxSession {
     if (!resolve) return;
     active.waiting.delete(message.callId);
     resolve(
-      message.ok
-        ? { ok: true, valueJson: JSON.stringify(message.value) }
-        : { ok: false, error: message.error },
+      message.ok ? { ok: true, valueJson: message.valueJson } : { ok: false, error: message.error },
     );
   }
 }

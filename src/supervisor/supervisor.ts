@@ -9,9 +9,8 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import {
   byteLength,
+  cappedResult,
   errorResult,
-  fitToCap,
-  okResult,
   resultError,
   type ToolResult,
 } from "../protocol/results.ts";
@@ -292,7 +291,7 @@ export class Supervisor implements Host {
       if (entry.kind === "worker") return await this.#callWorker(entry, rawArgs, ctx);
       const args = parseArguments(name, entry.spec.input, rawArgs) as Record<string, unknown>;
       const value = await entry.handler!(this, args, ctx);
-      return okResult(fitToCap(value, this.config.maxOutputBytes));
+      return cappedResult(value, this.config.maxOutputBytes);
     } catch (err) {
       if (!(err instanceof RemcpError)) {
         this.log.error(`${name} failed: ${err instanceof Error ? err.stack : err}`);
