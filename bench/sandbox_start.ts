@@ -1,7 +1,7 @@
 /**
- * A sandbox's start. The process (`--sandbox process`): time from spawn to its `ready` line and its
+ * A sandbox's start. The process (the default): time from spawn to its `ready` line and its
  * resident memory once idle, against the floor of a Deno process that only prints one line (same
- * flags, same run). The thread (the default): time to ready and the resident memory it adds to
+ * flags, same run). The thread (`--sandbox thread`): time to ready and the resident memory it adds to
  * this process while idle. Goal (issue 15): ready within 0.3 s and at most 60 MB on an idle
  * machine.
  *

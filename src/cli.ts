@@ -53,7 +53,7 @@ export function helpText(): string {
     "  --rizin PATH      rizin binary",
     "  --tools-dir DIR   load script tools from DIR (define_tool persists there)",
     "  --root DIR        open_database opens only files under DIR (after symlinks)",
-    "  --sandbox KIND    where execute runs: thread (default) or process",
+    "  --sandbox KIND    where execute runs: process (default) or thread",
     "  -h, --help        this text",
     "  -V, --version     print the version",
     "",

@@ -37,12 +37,12 @@ export interface Config {
   maxFileMb: number;
   /** The folder tree open_database is confined to (REMCP_ROOT, --root); undefined: anywhere. */
   root: string | undefined;
-  /** Where `execute` scripts run: a thread of this process, or a child process (REMCP_SANDBOX). */
+  /** Where `execute` scripts run: a child process, or a thread of this one (REMCP_SANDBOX). */
   sandbox: SandboxKind;
 }
 
 /** The two homes of the `execute` sandbox. */
-export const SANDBOX_KINDS = ["thread", "process"] as const;
+export const SANDBOX_KINDS = ["process", "thread"] as const;
 /** One of {@link SANDBOX_KINDS}. */
 export type SandboxKind = typeof SANDBOX_KINDS[number];
 
@@ -83,8 +83,8 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   },
   {
     name: "REMCP_SANDBOX",
-    default: "thread",
-    help: "execute sandbox: thread (permission-less worker) or process (--sandbox)",
+    default: "process",
+    help: "execute sandbox: process, or thread (a permission-less worker) (--sandbox)",
   },
   {
     name: "REMCP_DEBUG_ANALYSIS_DELAY_MS",
@@ -113,9 +113,9 @@ function int(env: Env, name: string, fallback: number, min: number): number {
 
 /** Reads a sandbox kind; anything else is a RangeError naming the choices. */
 export function sandboxKind(value: string | undefined, from = "REMCP_SANDBOX"): SandboxKind {
-  if (value === undefined || value === "") return "thread";
+  if (value === undefined || value === "") return "process";
   const kind = SANDBOX_KINDS.find((k) => k === value.toLowerCase());
-  if (!kind) throw new RangeError(`${from} must be thread or process, got "${value}"`);
+  if (!kind) throw new RangeError(`${from} must be process or thread, got "${value}"`);
   return kind;
 }
 

@@ -5,8 +5,7 @@
 import { RemcpError, toErrorPayload } from "../errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import type { ChildMessage, GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
-import type { SandboxChild } from "./sandbox_child.ts";
-import { spawnSandboxThread } from "./sandbox_thread.ts";
+import { type SandboxChild, spawnSandboxChild } from "./sandbox_child.ts";
 import { describeExit, SandboxProcess } from "./sandbox_process.ts";
 
 /** How a pool is built. */
@@ -15,7 +14,7 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Most processes alive at once, busy ones included (default 8); more runs wait. */
   maxProcesses?: number;
-  /** Starts one sandbox (default: a permission-less thread, see sandbox_thread.ts). */
+  /** Starts one sandbox (default: `remcp sandbox` through `Deno.Command`; or sandbox_thread.ts). */
   spawn?: () => SandboxChild;
   /** Time a cancelled run gets to stop cleanly before its process is killed (default 200 ms). */
   graceMs?: number;
@@ -90,7 +89,7 @@ export class SandboxPool {
   constructor(options: SandboxPoolOptions = {}) {
     this.#size = Math.max(0, options.size ?? 2);
     this.#max = Math.max(1, this.#size, options.maxProcesses ?? 8);
-    this.#spawn = options.spawn ?? spawnSandboxThread;
+    this.#spawn = options.spawn ?? spawnSandboxChild;
     this.#graceMs = options.graceMs ?? 200;
   }
 

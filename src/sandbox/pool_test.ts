@@ -25,8 +25,8 @@ function err(r: SandboxRunResult): RemcpError {
   return r.error;
 }
 
-/** Every test runs against both homes of the sandbox: the default thread and the child process. */
-const KINDS = [["thread", spawnSandboxThread], ["process", spawnSandboxChild]] as const;
+/** Every test runs against both homes of the sandbox: the default child process and the thread. */
+const KINDS = [["process", spawnSandboxChild], ["thread", spawnSandboxThread]] as const;
 
 async function withPoolOf(
   fn: (pool: SandboxPool) => Promise<void>,
