@@ -9,11 +9,17 @@
 import type { CallingConvention } from "../abi/conventions.ts";
 import { type Expr, type IrBlock, type IrFunction, type Reg, type Stmt, varKey } from "../ir.ts";
 import { countUses } from "./uses.ts";
+import { isFloatResult } from "../float.ts";
 import { stackOffset } from "./stack.ts";
 
 /** What the pass knows about a callee: its argument count (and whether it is variadic). */
 export interface CalleeInfo {
+  /** Integer (and pointer) arguments. */
   args?: number;
+  /** Floating-point arguments. */
+  floatArgs?: number;
+  /** Whether the return value is floating point. */
+  floatReturn?: boolean;
   variadic?: boolean;
   returns?: boolean;
   /** Index of a printf-style format argument: its conversions give the variadic count. */
@@ -32,13 +38,21 @@ export interface CallFacts {
 const regOf = (name: string, ptr: number): Reg => ({
   k: "reg",
   name,
-  size: name.startsWith("xmm") ? 16 : ptr,
+  // xmm registers are 8-byte halves in the IR; st0 an x87 extended value.
+  size: name.startsWith("xmm") ? 8 : name === "st0" ? 10 : ptr,
 });
 
-/** Before SSA: calls read every argument register and define every clobbered one. */
+/** The statement before a return that marks the float return register's value there. */
+const FLOAT_RET = "__float_return";
+
+/**
+ * Before SSA: calls read every argument register (integer ones, then float ones, then the
+ * stack pointer) and define every clobbered one; returns read the return register, and a marker
+ * before each return reads the float return register, for {@link trimCalls} to choose.
+ */
 export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction {
   const ptr = fn.arch.ptr;
-  const args = cc.args.map((r) => regOf(r, ptr));
+  const args = [...cc.args, ...(cc.floatArgs ?? [])].map((r) => regOf(r, ptr));
   const sp = regOf(fn.arch.sp, ptr);
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
@@ -48,7 +62,18 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
         : s
     );
     let term = b.term;
-    if (term.k === "ret") term = { ...term, value: regOf(cc.ret, ptr) };
+    if (term.k === "ret") {
+      term = { ...term, value: regOf(cc.ret, ptr) };
+      if (cc.floatRet) {
+        stmts.push({
+          k: "asm",
+          name: FLOAT_RET,
+          args: [regOf(cc.floatRet, ptr)],
+          outs: [],
+          at: term.at,
+        });
+      }
+    }
     if (term.k === "tail") term = { ...term, args: [...args, sp], value: regOf(cc.ret, ptr) };
     blocks.set(k, { ...b, stmts, term });
   }
@@ -136,14 +161,22 @@ export function trimCalls(
     const d = e.k === "reg" ? defs.get(varKey(e)) : undefined;
     return d?.src?.k === "const" ? Number(d.src.value) : undefined;
   };
+  const nf = cc.floatArgs?.length ?? 0;
   const trim = (args: Expr[], target: Expr, block: number, after: number, before: number) => {
     const regs = args.slice(0, cc.args.length);
-    const sp = args[cc.args.length];
+    const floatRegs = args.slice(cc.args.length, cc.args.length + nf);
+    const sp = args[cc.args.length + nf];
     const info = calleeInfo(target);
     let n = 0;
     regs.forEach((a, i) => {
       if (setHere(a, block, after, before)) n = i + 1;
     });
+    let f = 0;
+    floatRegs.forEach((a, i) => {
+      if (setHere(a, block, after, before)) f = i + 1;
+    });
+    if (info?.args !== undefined && !info.variadic) f = info.floatArgs ?? 0;
+    const floats = floatRegs.slice(0, f);
     if (info?.args !== undefined) {
       n = info.variadic ? Math.max(n, info.args) : info.args;
       const f = info.format;
@@ -152,29 +185,59 @@ export function trimCalls(
       if (info.variadic && f !== undefined && count !== undefined) n = info.args + count;
     }
     n = Math.min(n, regs.length);
-    return sp ? [...regs.slice(0, n), sp] : regs.slice(0, n);
+    if (cc.positional) {
+      // One position per argument: an integer register or the float one of its position.
+      const out: Expr[] = [];
+      for (let i = 0; i < Math.max(n, f); i++) {
+        const float = i < f && (i >= n || !setHere(regs[i]!, block, after, before));
+        out.push(float ? floats[i]! : regs[i]!);
+      }
+      return sp ? [...out, sp] : out;
+    }
+    const kept = [...regs.slice(0, n), ...floats];
+    return sp ? [...kept, sp] : kept;
   };
   // A value set on some path (not only left behind by a call) is a return value; so is a call's
   // when the callee is known to return one.
-  let returns = false;
-  for (const b of fn.blocks.values()) {
-    const v = b.term.k === "ret" ? b.term.value : undefined;
-    if (!v) continue;
+  const returnsValue = (v: Expr | undefined, float: boolean) => {
+    if (!v) return false;
     const d = v.k === "reg" ? defs.get(varKey(v)) : undefined;
-    if (v.k !== "reg" || (v.ver !== 0 && d?.kind !== "call")) returns = true;
-    else if (d?.kind === "call" && d.target && facts.callee(d.target)?.returns) returns = true;
+    if (v.k !== "reg" || (v.ver !== 0 && d?.kind !== "call")) return true;
+    const info = d?.kind === "call" && d.target ? facts.callee(d.target) : undefined;
+    return info?.returns === true && (info.floatReturn ?? false) === float;
+  };
+  const floatRet = (b: IrBlock): Expr | undefined => {
+    const s = b.stmts.at(-1);
+    return s?.k === "asm" && s.name === FLOAT_RET ? s.args[0] : undefined;
+  };
+  const rets = [...fn.blocks.values()].filter((b) => b.term.k === "ret");
+  const intSet = rets.some((b) => returnsValue((b.term as { value?: Expr }).value, false));
+  const floatSet = rets.some((b) => returnsValue(floatRet(b), true));
+  let returns = intSet;
+  let returnsFloat = false;
+  if (floatSet) {
+    // Both registers set: the one whose values are computed for the return (read by nothing
+    // but phis and returns) is the return value; when that does not decide, float arithmetic
+    // reaching the float register does.
+    const int = returnShape(fn, defs, rets.map((b) => (b.term as { value?: Expr }).value));
+    const float = returnShape(fn, defs, rets.map(floatRet));
+    returnsFloat = !intSet || (float.dedicated && !int.dedicated) ||
+      (float.dedicated === int.dedicated && float.arithmetic);
+    returns = !returnsFloat;
   }
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
     let lastCall = -1;
-    const stmts = b.stmts.map((s, i): Stmt => {
+    const fret = floatRet(b);
+    const stmts = (fret ? b.stmts.slice(0, -1) : b.stmts).map((s, i): Stmt => {
       if (s.k !== "call") return s;
       const out = { ...s, args: trim(s.args, s.target, k, lastCall, i) };
       lastCall = i;
       return out;
     });
     let term = b.term;
-    if (term.k === "ret" && !returns) term = { k: "ret", at: term.at };
+    if (term.k === "ret" && returnsFloat && fret) term = { k: "ret", value: fret, at: term.at };
+    else if (term.k === "ret" && !returns) term = { k: "ret", at: term.at };
     if (term.k === "tail") {
       const { value: _v, ...rest } = term;
       term = {
@@ -186,6 +249,48 @@ export function trimCalls(
     blocks.set(k, { ...b, stmts, term });
   }
   return { ...fn, blocks };
+}
+
+/**
+ * How the values reaching returns (through phis) were made: `dedicated` when every value set
+ * in the function is read only by phis and returns, `arithmetic` when one is a float operation.
+ */
+function returnShape(
+  fn: IrFunction,
+  defs: Map<string, Def>,
+  values: (Expr | undefined)[],
+): { dedicated: boolean; arithmetic: boolean } {
+  const uses = countUses(fn);
+  const phiArgs = new Map<string, Expr[]>();
+  const benign = new Map<string, number>();
+  const note = (e: Expr) => {
+    if (e.k === "reg") benign.set(varKey(e), (benign.get(varKey(e)) ?? 0) + 1);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const p of b.phis) {
+      phiArgs.set(varKey(p.dst), p.args);
+      p.args.forEach(note);
+    }
+    if (b.term.k === "ret" && b.term.value) note(b.term.value);
+    const last = b.stmts.at(-1);
+    if (last?.k === "asm" && last.name === FLOAT_RET) last.args.forEach(note);
+  }
+  let dedicated = true;
+  let arithmetic = false;
+  const seen = new Set<string>();
+  const walk = (e: Expr | undefined) => {
+    if (!e || e.k !== "reg" || seen.has(varKey(e))) return;
+    const k = varKey(e);
+    seen.add(k);
+    const args = phiArgs.get(k);
+    if (args) return args.forEach(walk);
+    const d = defs.get(k);
+    if (d?.kind !== "set") return;
+    if ((uses.count.get(k) ?? 0) > (benign.get(k) ?? 0)) dedicated = false;
+    if (d.src && isFloatResult(d.src)) arithmetic = true;
+  };
+  values.forEach(walk);
+  return { dedicated, arithmetic };
 }
 
 /** After the stack pass: drops the stack-pointer marker argument of calls. */
