@@ -32,6 +32,7 @@ export const FLOAT_OPS: Readonly<Record<string, FloatOp>> = {
   __fabs: { result: "f", args: ["f"] },
   __fneg: { result: "f", args: ["f"] },
   __fconv: { result: "f", args: ["f"] },
+  __frint: { result: "f", args: ["f"] },
   __itof: { result: "f", args: ["i"] },
   __ftoi: { result: "i", args: ["f"] },
   __ftoi_rint: { result: "i", args: ["f"] },
@@ -66,6 +67,19 @@ export function floatTypeName(size: number): string {
  * literal has that value (NaN payloads, x87 values).
  */
 export function floatLiteral(bits: bigint, size: number): string | undefined {
+  if (size === 10) {
+    // x87 extended: sign, 15-bit exponent, 64-bit mantissa with an explicit integer bit; a
+    // literal when the value is a double's.
+    const mant = bits & ((1n << 64n) - 1n);
+    const exp = Number((bits >> 64n) & 0x7fffn);
+    const sign = (bits >> 79n) & 1n ? "-" : "";
+    if (mant === 0n && exp === 0) return `${sign}0.0L`;
+    if (exp === 0 || exp === 0x7fff || (mant & 0x7ffn) !== 0n) return undefined;
+    const v = Number(mant) * 2 ** (exp - 16383 - 63);
+    if (!Number.isFinite(v) || v === 0) return undefined;
+    const text = String(v);
+    return `${sign}${/[.eE]/.test(text) ? text : text + ".0"}L`;
+  }
   if (size !== 4 && size !== 8) return undefined;
   const view = new DataView(new ArrayBuffer(8));
   let v: number;

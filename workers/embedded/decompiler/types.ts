@@ -119,6 +119,7 @@ export function inferTypes(
         const k = varKey(s.dst);
         sizes.set(k, s.dst.size);
         if (isFloatResult(s.src) && isFloatSize(s.dst.size)) floats.add(k);
+        if (s.dst.k === "reg" && isFloatRegister(s.dst.name, s.dst.ver)) floats.add(k);
         const from = varOf(s.src);
         if (from && s.src.size === s.dst.size) copies.push([from, k]);
         if (s.src.k === "const" && s.src.size === fn.arch.ptr && isString(Number(s.src.value))) {
@@ -157,5 +158,7 @@ export function inferTypes(
  * registers (`xmm0`…, the low half) and of the x87 stack.
  */
 export function isFloatRegister(name: string, ver: number | undefined): boolean {
-  return ver === 0 && (/^xmm\d+$/.test(name) || /^st\d$/.test(name));
+  // The x87 stack holds floats only.
+  if (/^(fp|fpm)\d+$|^st0$/.test(name)) return true;
+  return ver === 0 && /^xmm\d+$/.test(name);
 }

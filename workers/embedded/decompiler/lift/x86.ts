@@ -6,7 +6,7 @@
  */
 
 import type { Insn, Operand } from "../../arch/types.ts";
-import { type BinOp, constant, type Expr, type Reg, type Stmt, type Tmp } from "../ir.ts";
+import { type BinOp, constant, type Expr, type Reg, reg, type Stmt, type Tmp } from "../ir.ts";
 import { carry, condition, conditionName, type FlagState } from "./flags.ts";
 import { regSlice } from "./x86_regs.ts";
 
@@ -59,6 +59,18 @@ const IMPLICIT: Record<string, { name: string; reads: string[]; writes: string[]
 
 const STRING_OPS = /^(rep |repe |repne )?(movs|stos|lods|scas|cmps)([bwdq])$/;
 const XMM = /^xmm\d+$/;
+const X87 =
+  /^f(i?ld|ldz|ld1|i?stp?|isttp|i?(add|sub|subr|mul|div|divr)p?|chs|abs|sqrt|xch|u?comip?|u?comp{0,2}|tst|nstsw|nstcw|ldcw|wait|rndint)$/;
+const X87_OPS: Record<string, string> = {
+  add: "__fadd",
+  sub: "__fsub",
+  subr: "__fsub",
+  mul: "__fmul",
+  div: "__fdiv",
+  divr: "__fdiv",
+};
+/** 1.0 as an x87 extended value. */
+const X87_ONE = 0x3fff8000000000000000n;
 
 /** The 16-byte value with halves `lo` and `hi` (8 bytes each). */
 function concat(lo: Expr, hi: Expr): Expr {
@@ -99,6 +111,11 @@ export class X86Lifter {
   flags: FlagState | undefined;
   /** Set when a condition was read before any instruction of this block set the flags. */
   usedEntryFlags = false;
+  /**
+   * x87 stack depth relative to the function's entry (or the last call), known statically:
+   * `st(i)` is the register `fp<depth-1-i>`; index -1 is `st0`, the value a call returns.
+   */
+  x87 = 0;
   #nextTmp = 1;
   #out: Stmt[] = [];
   #at = 0;
@@ -340,6 +357,7 @@ export class X86Lifter {
     });
 
     if (NO_EFFECT.has(m) || m.startsWith("prefetch")) return undefined;
+    if (m.startsWith("f") && X87.test(m)) return this.#x87(m, insn);
     // `movsd xmm0, [mem]` and `cmpsd xmm0, xmm1, 1` are SSE, not the string instructions.
     const sse = ops.some((o) => o.kind === "reg" && /^[xyz]mm/.test(o.reg ?? ""));
     const str = sse ? null : STRING_OPS.exec(m);
@@ -435,6 +453,17 @@ export class X86Lifter {
           const zero = constant(0, size0);
           this.write(o0, insn, zero);
           this.#setFlags(m === "xor" ? "logic" : "sub", zero, zero, zero);
+          return undefined;
+        }
+        if (
+          m === "and" && o0.kind === "reg" && o0.reg === this.sp && o1.kind === "imm" &&
+          (o1.imm ?? 0) < 0 && ((-(o1.imm ?? 0)) & (-(o1.imm ?? 0) - 1)) === 0
+        ) {
+          // Stack realignment (`and rsp, -16` in main): only padding below the frame. Kept as
+          // a no-op so offsets from the entry stack pointer still name the locals; C has no
+          // alignment padding to show.
+          const sp = this.#tmp(this.readReg(this.sp, this.ptr));
+          this.#setFlags("logic", sp, sp, sp);
           return undefined;
         }
         const a = this.#tmp(this.read(o0, insn, size0));
@@ -598,6 +627,8 @@ export class X86Lifter {
           : this.read(o0, insn, this.ptr);
         this.#out.push({ k: "call", target, args: [], defs: [], at: this.#at });
         this.flags = { op: "unknown", a: target, b: target, res: target, size: 1, at: this.#at };
+        // The x87 stack is empty at a call; a float result comes back as `st0` (index -1).
+        this.x87 = 0;
         return { k: "call", target };
       }
       case "jmp": {
@@ -609,6 +640,10 @@ export class X86Lifter {
       }
       case "ret":
       case "retf":
+        // The x87 top of stack is the float return register (cdecl's `st0`).
+        if (this.x87 > 0) {
+          this.#out.push({ k: "set", dst: reg("st0", 10), src: this.#st(0), at: this.#at });
+        }
         return { k: "ret" };
       case "hlt":
       case "ud2":
@@ -743,6 +778,155 @@ export class X86Lifter {
     step(r("rdi"), di, bytes);
     if (op === "movs") step(r("rsi"), si, bytes);
     this.writeReg(r("rcx"), constant(0, p));
+    return undefined;
+  }
+
+  /** `st(i)` at the current depth. */
+  #st(i: number): Reg {
+    const k = this.x87 - 1 - i;
+    return reg(k >= 0 ? `fp${k}` : k === -1 ? "st0" : `fpm${-k}`, 10);
+  }
+
+  /**
+   * x87 instructions over a stack whose depth is known at each instruction (the block builder
+   * carries it across edges): `st(i)` names a fixed register, pushes and pops move the depth.
+   * Arithmetic is the typed float operations at 10 bytes (`long double`); loads and stores of
+   * other sizes convert.
+   */
+  #x87(m: string, insn: Insn): undefined | false {
+    const ops = insn.operands;
+    const stIndex = (o: Operand | undefined) => {
+      const r = o?.kind === "reg" ? /^st\(?(\d)\)?$/.exec(o.reg ?? "") : null;
+      return r ? Number(r[1]) : undefined;
+    };
+    const set = (i: number, v: Expr) =>
+      this.#out.push({ k: "set", dst: this.#st(i), src: v, at: this.#at });
+    const push = (v: Expr) => {
+      const t = v.k === "const" ? v : this.#tmp(v);
+      this.x87++;
+      set(0, t);
+    };
+    const widen = (v: Expr): Expr =>
+      v.size === 10 ? v : { k: "intr", name: "__fconv", args: [v], size: 10 };
+    const mem = (o: Operand): Expr => ({
+      k: "load",
+      addr: this.address(o, insn),
+      size: o.size ?? 8,
+    });
+    const o0 = ops[0];
+    const i0 = stIndex(o0);
+    switch (m) {
+      case "fld":
+        if (i0 !== undefined) push(this.#st(i0));
+        else if (o0?.kind === "mem") push(widen(mem(o0)));
+        else return false;
+        return undefined;
+      case "fild":
+        if (o0?.kind !== "mem") return false;
+        push({ k: "intr", name: "__itof", args: [mem(o0)], size: 10 });
+        return undefined;
+      case "fldz":
+      case "fld1":
+        push(constant(m === "fldz" ? 0n : X87_ONE, 10));
+        return undefined;
+      case "fst":
+      case "fstp":
+      case "fist":
+      case "fistp":
+      case "fisttp": {
+        if (!o0) return false;
+        if (i0 !== undefined) set(i0, this.#st(0));
+        else if (o0.kind === "mem") {
+          const size = o0.size ?? 8;
+          const v: Expr = m.startsWith("fi")
+            ? {
+              k: "intr",
+              name: m === "fisttp" ? "__ftoi" : "__ftoi_rint",
+              args: [this.#st(0)],
+              size,
+            }
+            : size === 10
+            ? this.#st(0)
+            : { k: "intr", name: "__fconv", args: [this.#st(0)], size };
+          this.write(o0, insn, this.#tmp(v));
+        } else return false;
+        if (m.endsWith("p")) this.x87--;
+        return undefined;
+      }
+      case "fchs":
+      case "fabs":
+      case "fsqrt":
+      case "frndint": {
+        const name = { fchs: "__fneg", fabs: "__fabs", fsqrt: "__fsqrt", frndint: "__frint" }[m]!;
+        set(0, this.#tmp({ k: "intr", name, args: [this.#st(0)], size: 10 }));
+        return undefined;
+      }
+      case "fxch": {
+        const i = ops.map(stIndex).find((x) => x !== undefined && x !== 0) ?? 1;
+        const a = this.#tmp(this.#st(0));
+        const b = this.#tmp(this.#st(i));
+        set(0, b);
+        set(i, a);
+        return undefined;
+      }
+      case "fucomi":
+      case "fcomi":
+      case "fucomip":
+      case "fcomip": {
+        const i = stIndex(ops[1]) ?? 1;
+        const a = this.#tmp(this.#st(0));
+        const b = this.#tmp(this.#st(i));
+        this.#setFlags("fcmp", a, b, a);
+        if (m.endsWith("p")) this.x87--;
+        return undefined;
+      }
+      case "fnstcw":
+      case "fnstsw":
+      case "fldcw": {
+        if (!o0) return false;
+        const r = reg(m === "fnstsw" ? "x87sw" : "x87cw", 2);
+        if (m === "fldcw") {
+          this.#out.push({ k: "set", dst: r, src: this.read(o0, insn, 2), at: this.#at });
+        } else this.write(o0, insn, r);
+        return undefined;
+      }
+      case "fwait":
+        return undefined;
+    }
+    const cmp = /^f(u?com|tst)(p{0,2})$/.exec(m);
+    if (cmp) {
+      // The old compares set the status word's C0/C2/C3, read back through fnstsw.
+      const other = cmp[1] === "tst"
+        ? constant(0, 10)
+        : o0?.kind === "mem"
+        ? widen(mem(o0))
+        : this.#st(stIndex(ops[1]) ?? i0 ?? 1);
+      const sw = this.#tmp({ k: "intr", name: "__fcom_sw", args: [this.#st(0), other], size: 2 });
+      this.#out.push({ k: "set", dst: reg("x87sw", 2), src: sw, at: this.#at });
+      this.x87 -= cmp[2]!.length;
+      return undefined;
+    }
+    const arith = /^f(i?)(add|subr|sub|mul|divr|div)(p?)$/.exec(m);
+    if (!arith) return false;
+    let dst = 0;
+    let src: Expr;
+    if (ops.length === 0) {
+      dst = 1;
+      src = this.#st(0);
+    } else if (o0?.kind === "mem") {
+      src = arith[1] ? { k: "intr", name: "__itof", args: [mem(o0)], size: 10 } : widen(mem(o0));
+    } else if (ops.length === 2 && i0 !== undefined && stIndex(ops[1]) !== undefined) {
+      dst = i0;
+      src = this.#st(stIndex(ops[1])!);
+    } else if (i0 !== undefined) {
+      src = this.#st(i0);
+    } else return false;
+    const a = this.#tmp(this.#st(dst));
+    const b = this.#tmp(src);
+    const reverse = arith[2]!.endsWith("r");
+    const name = X87_OPS[arith[2]!]!;
+    set(dst, this.#tmp({ k: "intr", name, args: reverse ? [b, a] : [a, b], size: 10 }));
+    if (arith[3]) this.x87--;
     return undefined;
   }
 

@@ -387,3 +387,17 @@ Deno.test("X86Lifter: ucomisd flags give ordered compares; zeroing and sign-mask
     true,
   );
 });
+
+Deno.test("X86Lifter: the x87 stack as registers at a known depth", async () => {
+  // fld qword [rdi]; fild dword [rsi]; fmulp st(1), st(0); fld1; fxch st(1); fucomip st(0), st(1); fstp st(0); ret
+  const { stmts, lifted, count, lifter } = await lift("dd07db06dec9d9e8d9c9dfe9ddd8c3", 32);
+  assertEquals(lifted, count);
+  assertEquals(lifter.x87, 0);
+  const names = stmts.flatMap((s) => s.k === "set" && s.src.k === "intr" ? [s.src.name] : []);
+  assertEquals(names, ["__fconv", "__itof", "__fmul"]);
+  const dsts = stmts.flatMap((s) => s.k === "set" && s.dst.k === "reg" ? [s.dst.name] : []);
+  // fld → fp0, fild → fp1, fmulp writes st(1) = fp0, fld1 → fp1, fxch swaps fp1 and fp0
+  assertEquals(dsts, ["fp0", "fp1", "fp0", "fp1", "fp1", "fp0", "fp0"]);
+  const jb = lifter.cond("b");
+  assertEquals(jb.k === "intr" && jb.name, "__flt");
+});
