@@ -221,12 +221,13 @@ export class X86Lifter {
    * floats live) and `xmmN_hi`: scalar code then reads and writes plain 8-byte values, and a
    * 16-byte write sets both halves.
    */
-  #writeXmm(name: string, value: Expr): void {
+  #writeXmm(name: string, value: Expr, exact = true): void {
     const lo: Reg = { k: "reg", name, size: 8 };
     const set = (dst: Reg, src: Expr): void => {
       this.#out.push({ k: "set", dst, src, at: this.#at });
     };
     if (value.size === 8) return set(lo, value);
+    if (value.size < 8 && !exact) return set(lo, { k: "ext", signed: false, a: value, size: 8 });
     if (value.size < 8) {
       const mask = (1n << BigInt(value.size * 8)) - 1n;
       return set(lo, {
@@ -994,10 +995,17 @@ export class X86Lifter {
     if (!o0) return false;
     // Three-operand AVX forms take the upper part from the first source.
     const src = avx && ops.length >= 3 ? ops.slice(1) : ops;
-    const keepUpper = (_size: number) => {
+    const keepUpper = () => {
       if (avx && ops.length >= 3 && xmm(ops[1]) && ops[1]!.reg !== o0.reg) {
         this.writeReg(o0.reg!, this.readReg(ops[1]!.reg!, 16));
       }
+    };
+    // A scalar result: a float's 4 bytes zero-extend into the low half. The hardware keeps
+    // bits 32..63 there, which code that computes scalar floats never reads back; modelling
+    // them would put a mask in every float expression and keep float parameters 8 bytes wide.
+    const result = (r: Expr) => {
+      keepUpper();
+      this.#writeXmm(o0.reg!, r, false);
     };
     const arith = /^(add|sub|mul|div|min|max|sqrt)s([sd])$/.exec(base);
     if (arith && xmm(o0)) {
@@ -1006,8 +1014,7 @@ export class X86Lifter {
         ? [this.#fpRead(src[src.length - 1]!, insn, size)]
         : [this.#fpRead(src[0]!, insn, size), this.#fpRead(src[1]!, insn, size)];
       const r = this.#tmp({ k: "intr", name: `__f${arith[1]}`, args, size });
-      keepUpper(size);
-      this.writeReg(o0.reg!, r);
+      result(r);
       return undefined;
     }
     const toFloat = /^cvtsi2s([sd])$/.exec(base);
@@ -1016,8 +1023,7 @@ export class X86Lifter {
       const from = src[src.length - 1]!;
       const v = this.read(from, insn, from.size ?? this.ptr);
       const r = this.#tmp({ k: "intr", name: "__itof", args: [v], size });
-      keepUpper(size);
-      this.writeReg(o0.reg!, r);
+      result(r);
       return undefined;
     }
     const toInt = /^cvt(t?)s([sd])2si$/.exec(base);
@@ -1033,8 +1039,47 @@ export class X86Lifter {
       const from = conv[1] === "d" ? 8 : 4;
       const v = this.#fpRead(src[src.length - 1]!, insn, from);
       const r = this.#tmp({ k: "intr", name: "__fconv", args: [v], size: 12 - from });
-      keepUpper(12 - from);
-      this.writeReg(o0.reg!, r);
+      result(r);
+      return undefined;
+    }
+    const fcmp = /^cmp(eq|lt|le|unord|neq|nlt|nle|ord)(sd|ss|pd)$/.exec(base);
+    if (fcmp && xmm(o0)) {
+      // A compare to a mask: all ones where the predicate holds (per lane for the packed form).
+      const size = fcmp[2] === "ss" ? 4 : 8;
+      const pred = (a: Expr, b: Expr): Expr => {
+        const f = (name: string): Expr => ({ k: "intr", name, args: [a, b], size: 1 });
+        const not = (x: Expr): Expr => ({ k: "un", op: "lnot", a: x, size: 1 });
+        const and = (x: Expr, y: Expr): Expr => ({ k: "bin", op: "land", a: x, b: y, size: 1 });
+        const ordered = not(f("__funordered"));
+        const base = fcmp[1]!.replace(/^n(?!e)/, "");
+        const p = base === "eq" || base === "neq"
+          ? and(ordered, f("__feq"))
+          : base === "lt"
+          ? and(ordered, f("__flt"))
+          : base === "le"
+          ? and(ordered, f("__fle"))
+          : base === "unord"
+          ? f("__funordered")
+          : ordered;
+        return fcmp[1]!.startsWith("n") ? not(p) : p;
+      };
+      const mask = (a: Expr, b: Expr): Expr => ({
+        k: "select",
+        c: pred(a, b),
+        t: constant(-1, size),
+        f: constant(0, size),
+        size,
+      });
+      if (fcmp[2] === "pd") {
+        const [al, ah] = this.#halves(src[0]!, insn);
+        const [bl, bh] = this.#halves(src[1]!, insn);
+        this.#writeHalves(o0, insn, mask(al, bl), mask(ah, bh));
+        return undefined;
+      }
+      const a = this.#tmp(this.#fpRead(src[0]!, insn, size));
+      const b = this.#tmp(this.#fpRead(src[1]!, insn, size));
+      keepUpper();
+      this.writeReg(o0.reg!, this.#tmp(mask(a, b)));
       return undefined;
     }
     if ((base === "movsd" || base === "movss") && (ops.length === 2 || ops.length === 3)) {
@@ -1053,7 +1098,7 @@ export class X86Lifter {
       }
       if (!xmm(o1)) return false;
       const v = this.#tmp(this.readReg(o1.reg!, size));
-      keepUpper(size);
+      keepUpper();
       this.writeReg(o0.reg!, v);
       return undefined;
     }

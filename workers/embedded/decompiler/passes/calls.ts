@@ -221,7 +221,8 @@ export function trimCalls(
     // reaching the float register does.
     const int = returnShape(fn, defs, rets.map((b) => (b.term as { value?: Expr }).value));
     const float = returnShape(fn, defs, rets.map(floatRet));
-    returnsFloat = !intSet || (float.dedicated && !int.dedicated) ||
+    returnsFloat = !intSet || (int.sets === 0 && float.sets > 0) ||
+      (float.dedicated && !int.dedicated) ||
       (float.dedicated === int.dedicated && float.arithmetic);
     returns = !returnsFloat;
   }
@@ -252,14 +253,15 @@ export function trimCalls(
 }
 
 /**
- * How the values reaching returns (through phis) were made: `dedicated` when every value set
- * in the function is read only by phis and returns, `arithmetic` when one is a float operation.
+ * How the values reaching returns (through phis) were made: `sets` values set in the function
+ * (not entry values or call results), `dedicated` when each is read only by phis and returns,
+ * `arithmetic` when one is a float operation.
  */
 function returnShape(
   fn: IrFunction,
   defs: Map<string, Def>,
   values: (Expr | undefined)[],
-): { dedicated: boolean; arithmetic: boolean } {
+): { dedicated: boolean; arithmetic: boolean; sets: number } {
   const uses = countUses(fn);
   const phiArgs = new Map<string, Expr[]>();
   const benign = new Map<string, number>();
@@ -277,20 +279,28 @@ function returnShape(
   }
   let dedicated = true;
   let arithmetic = false;
+  let sets = 0;
   const seen = new Set<string>();
   const walk = (e: Expr | undefined) => {
     if (!e || e.k !== "reg" || seen.has(varKey(e))) return;
     const k = varKey(e);
     seen.add(k);
+    const d = defs.get(k);
+    if (d?.kind === "call" || (d === undefined && e.ver === 0)) return;
+    if ((uses.count.get(k) ?? 0) > (benign.get(k) ?? 0)) dedicated = false;
     const args = phiArgs.get(k);
     if (args) return args.forEach(walk);
-    const d = defs.get(k);
     if (d?.kind !== "set") return;
-    if ((uses.count.get(k) ?? 0) > (benign.get(k) ?? 0)) dedicated = false;
-    if (d.src && isFloatResult(d.src)) arithmetic = true;
+    sets++;
+    // Through copies (`xmm0 = t5`) to the operation that made the value.
+    let src = d.src;
+    for (let i = 0; i < 8 && src && (src.k === "tmp" || src.k === "reg"); i++) {
+      src = defs.get(varKey(src))?.src;
+    }
+    if (src && isFloatResult(src)) arithmetic = true;
   };
   values.forEach(walk);
-  return { dedicated, arithmetic };
+  return { dedicated, arithmetic, sets };
 }
 
 /** After the stack pass: drops the stack-pointer marker argument of calls. */
