@@ -92,6 +92,8 @@ export function inferTypes(
       e.args.forEach((x, i) => {
         const k = varOf(x);
         if (k && isFloatArg(e, i) && isFloatSize(x.size)) floats.add(k);
+        // A signed integer converted to floating point.
+        if (k && e.name === "__itof") signed.add(k);
       });
     }
     if (e.k === "reg" && isFloatRegister(e.name, e.ver) && isFloatSize(e.size) && v) {
