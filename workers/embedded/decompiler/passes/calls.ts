@@ -7,7 +7,18 @@
  */
 
 import type { CallingConvention } from "../abi/conventions.ts";
-import { type Expr, type IrBlock, type IrFunction, type Reg, type Stmt, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrBlock,
+  type IrFunction,
+  type Reg,
+  type Stmt,
+  stmtDefs,
+  stmtReads,
+  termReads,
+  varKey,
+} from "../ir.ts";
 import { countUses } from "./uses.ts";
 import { isFloatResult } from "../float.ts";
 import { stackOffset } from "./stack.ts";
@@ -52,14 +63,18 @@ const FLOAT_RET = "__float_return";
  */
 export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction {
   const ptr = fn.arch.ptr;
-  const args = [...cc.args, ...(cc.floatArgs ?? [])].map((r) => regOf(r, ptr));
+  // Vector and x87 registers the function never names cannot carry a value into or out of a
+  // call here: leaving them out keeps SSA small (there are 32 xmm halves and they are rare).
+  const named = namedRegisters(fn);
+  const rare = (r: string) => /^(xmm|st)/.test(r) && r !== cc.floatRet && !named.has(r);
+  const floatArgs = (cc.floatArgs ?? []).filter((r) => !rare(r));
+  const args = [...cc.args, ...floatArgs].map((r) => regOf(r, ptr));
+  const clobbers = cc.clobbers.filter((r) => !rare(r)).map((r) => regOf(r, ptr));
   const sp = regOf(fn.arch.sp, ptr);
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
     const stmts = b.stmts.map((s): Stmt =>
-      s.k === "call"
-        ? { ...s, args: [...args, sp], defs: cc.clobbers.map((r) => regOf(r, ptr)) }
-        : s
+      s.k === "call" ? { ...s, args: [...args, sp], defs: clobbers } : s
     );
     let term = b.term;
     if (term.k === "ret") {
@@ -78,6 +93,23 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
     blocks.set(k, { ...b, stmts, term });
   }
   return { ...fn, blocks };
+}
+
+/** Registers a function's statements and terminators read or write. */
+function namedRegisters(fn: IrFunction): Set<string> {
+  const out = new Set<string>();
+  const visit = (e: Expr): void => {
+    if (e.k === "reg") out.add(e.name);
+    forEachChild(e, visit);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) {
+      stmtReads(s, visit);
+      for (const d of stmtDefs(s)) if (d.k === "reg") out.add(d.name);
+    }
+    termReads(b.term, visit);
+  }
+  return out;
 }
 
 interface Def {
@@ -161,11 +193,20 @@ export function trimCalls(
     const d = e.k === "reg" ? defs.get(varKey(e)) : undefined;
     return d?.src?.k === "const" ? Number(d.src.value) : undefined;
   };
-  const nf = cc.floatArgs?.length ?? 0;
   const trim = (args: Expr[], target: Expr, block: number, after: number, before: number) => {
     const regs = args.slice(0, cc.args.length);
-    const floatRegs = args.slice(cc.args.length, cc.args.length + nf);
-    const sp = args[cc.args.length + nf];
+    // The float argument registers the function names (prepareCalls leaves the others out),
+    // then the stack pointer, last.
+    const sp = args.length > cc.args.length ? args[args.length - 1] : undefined;
+    const named = new Map(
+      args.slice(cc.args.length, -1).flatMap((a) => a.k === "reg" ? [[a.name, a] as const] : []),
+    );
+    const floatRegs: Expr[] = [];
+    for (const r of cc.floatArgs ?? []) {
+      const a = named.get(r);
+      if (!a) break;
+      floatRegs.push(a);
+    }
     const info = calleeInfo(target);
     let n = 0;
     regs.forEach((a, i) => {
@@ -176,6 +217,7 @@ export function trimCalls(
       if (setHere(a, block, after, before)) f = i + 1;
     });
     if (info?.args !== undefined && !info.variadic) f = info.floatArgs ?? 0;
+    f = Math.min(f, floatRegs.length);
     const floats = floatRegs.slice(0, f);
     if (info?.args !== undefined) {
       n = info.variadic ? Math.max(n, info.args) : info.args;
