@@ -261,11 +261,21 @@ export function trimCalls(
     // Both registers set: the one whose values are computed for the return (read by nothing
     // but phis and returns) is the return value; when that does not decide, float arithmetic
     // reaching the float register does.
-    const int = returnShape(fn, defs, rets.map((b) => (b.term as { value?: Expr }).value));
-    const float = returnShape(fn, defs, rets.map(floatRet));
-    returnsFloat = !intSet || (int.sets === 0 && float.sets > 0) ||
-      (float.dedicated && !int.dedicated) ||
-      (float.dedicated === int.dedicated && float.arithmetic);
+    const returned = (float: boolean) => (target: Expr) => {
+      const info = facts.callee(target);
+      return info?.returns === true && (info.floatReturn ?? false) === float;
+    };
+    const int = returnShape(
+      fn,
+      defs,
+      rets.map((b) => (b.term as { value?: Expr }).value),
+      returned(false),
+    );
+    const float = returnShape(fn, defs, rets.map(floatRet), returned(true));
+    // Entry values and other calls' leftovers in the float register are no return value.
+    returnsFloat = float.sets > 0 &&
+      (!intSet || int.sets === 0 || (float.dedicated && !int.dedicated) ||
+        (float.dedicated === int.dedicated && float.arithmetic));
     returns = !returnsFloat;
   }
   const blocks = new Map<number, IrBlock>();
@@ -296,13 +306,14 @@ export function trimCalls(
 
 /**
  * How the values reaching returns (through phis) were made: `sets` values set in the function
- * (not entry values or call results), `dedicated` when each is read only by phis and returns,
+ * or returned by a callee known to return that kind (not entry values or leftovers), `dedicated` when each is read only by phis and returns,
  * `arithmetic` when one is a float operation.
  */
 function returnShape(
   fn: IrFunction,
   defs: Map<string, Def>,
   values: (Expr | undefined)[],
+  returnedBy: (target: Expr) => boolean,
 ): { dedicated: boolean; arithmetic: boolean; sets: number } {
   const uses = countUses(fn);
   const phiArgs = new Map<string, Expr[]>();
@@ -328,6 +339,7 @@ function returnShape(
     const k = varKey(e);
     seen.add(k);
     const d = defs.get(k);
+    if (d?.kind === "call" && d.target && returnedBy(d.target)) sets++;
     if (d?.kind === "call" || (d === undefined && e.ver === 0)) return;
     if ((uses.count.get(k) ?? 0) > (benign.get(k) ?? 0)) dedicated = false;
     const args = phiArgs.get(k);
