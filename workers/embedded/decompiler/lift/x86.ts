@@ -560,6 +560,41 @@ export class X86Lifter {
         }
         return undefined;
       }
+      case "shld":
+      case "shrd": {
+        // Double-precision shifts: bits shifted in come from the second operand.
+        const o2 = ops[2];
+        if (!o0 || !o1 || !o2) return false;
+        const a = this.#tmp(this.read(o0, insn, size0));
+        const b = this.#tmp(this.read(o1, insn, size0));
+        const raw = this.read(o2, insn, 1);
+        const mask = size0 === 8 ? 63n : 31n;
+        const count = raw.k === "const" ? constant(raw.value & mask, 1) : this.#tmp(
+          bin("and", raw.size === 1 ? raw : { k: "trunc", a: raw, size: 1 }, constant(mask, 1)),
+        );
+        const back = bin("sub", constant(size0 * 8, 1), count);
+        const left = m === "shld";
+        const res = bin(
+          "or",
+          bin(left ? "shl" : "shr", a, count),
+          bin(left ? "shr" : "shl", b, back),
+        );
+        const r = this.#tmp({
+          k: "select",
+          c: bin("eq", count, constant(0, 1), 1),
+          t: a,
+          f: res,
+          size: size0,
+        });
+        this.write(o0, insn, r);
+        this.#setFlags("bits", a, count, r, {
+          k: "intr",
+          name: `__cf_${m}`,
+          args: [a, b, count],
+          size: 1,
+        });
+        return undefined;
+      }
       case "imul":
       case "mul": {
         if (!o0) return false;

@@ -401,3 +401,13 @@ Deno.test("X86Lifter: the x87 stack as registers at a known depth", async () => 
   const jb = lifter.cond("b");
   assertEquals(jb.k === "intr" && jb.name, "__flt");
 });
+
+Deno.test("X86Lifter double-precision shifts", async () => {
+  // shld rax, rdx, 8; shrd eax, edx, cl
+  const a = (await exec("480fa4d008", { rax: 0x0123456789abcdefn, rdx: 0xff00000000000000n })).s;
+  assertEquals(reg(a, "rax"), 0x23456789abcdefffn);
+  const b = (await exec("0fadd0", { rax: 0x12345678n, rdx: 0xabn, rcx: 4 })).s;
+  assertEquals(reg(b, "rax"), 0xb1234567n);
+  const z = (await exec("0fadd0", { rax: 0x12345678n, rdx: 0xabn, rcx: 0 })).s;
+  assertEquals(reg(z, "rax"), 0x12345678n);
+});
