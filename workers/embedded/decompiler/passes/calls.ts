@@ -317,15 +317,22 @@ function returnShape(
 ): { dedicated: boolean; arithmetic: boolean; sets: number } {
   const uses = countUses(fn);
   const phiArgs = new Map<string, Expr[]>();
+  for (const b of fn.blocks.values()) for (const p of b.phis) phiArgs.set(varKey(p.dst), p.args);
+  // The phis that merge return values; a read by one of them (or by a return) is benign, a read
+  // by a loop's phi is not (the value goes on to be used in the loop).
+  const merging = new Set<string>();
+  const collect = (e: Expr | undefined): void => {
+    if (e?.k !== "reg" || merging.has(varKey(e)) || !phiArgs.has(varKey(e))) return;
+    merging.add(varKey(e));
+    phiArgs.get(varKey(e))!.forEach(collect);
+  };
+  values.forEach(collect);
   const benign = new Map<string, number>();
   const note = (e: Expr) => {
     if (e.k === "reg") benign.set(varKey(e), (benign.get(varKey(e)) ?? 0) + 1);
   };
   for (const b of fn.blocks.values()) {
-    for (const p of b.phis) {
-      phiArgs.set(varKey(p.dst), p.args);
-      p.args.forEach(note);
-    }
+    for (const p of b.phis) if (merging.has(varKey(p.dst))) p.args.forEach(note);
     if (b.term.k === "ret" && b.term.value) note(b.term.value);
     const last = b.stmts.at(-1);
     if (last?.k === "asm" && last.name === FLOAT_RET) last.args.forEach(note);
