@@ -104,3 +104,8 @@ export async function ghidraDecompileAll(
   }
   return out;
 }
+
+/** A console result as a side-by-side answer: its C, or none when it failed. */
+export function ghidraAnswer(d: Decompiled): { ms: number; code: string | undefined } {
+  return { ms: d.ms, code: d.ok ? String(d.result?.code ?? "") : undefined };
+}

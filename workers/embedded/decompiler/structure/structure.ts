@@ -5,7 +5,8 @@
  */
 
 import { dominators, loops } from "./_analysis.ts";
-import { Emitter, layout, TooDeep } from "./_emit.ts";
+import { Emitter, TooDeep } from "./_emit.ts";
+import { layout } from "./_layout.ts";
 import { gotoForm } from "./_goto_form.ts";
 import { BudgetExceeded, Meter, prepare } from "./_graph.ts";
 import { pruneLabels, seq, simplify } from "./_simplify.ts";
