@@ -164,6 +164,11 @@ export function decompile(input: DecompileInput): Decompiled {
   const graph = toGraph(ir);
   const structured = structure(graph, {
     isEmpty: (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
+    // One assignment (`i = i + 1`) can be a `for` loop's step.
+    isStep: (id) => {
+      const stmts = ir.blocks.get(id)?.stmts ?? [];
+      return stmts.length === 1 && stmts[0]!.k === "set";
+    },
   });
   const tree = structured.body;
   const gotos = structured.gotos;

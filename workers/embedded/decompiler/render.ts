@@ -207,6 +207,19 @@ export function render(
         depth--;
         emit(`} while (${printer.cond(s.cond)});`, condAt(s.cond));
         return;
+      case "for": {
+        const st = s.step.kind === "block" ? ir.blocks.get(s.step.id)?.stmts[0] : undefined;
+        const step = st ? (printer.stmt(st) ?? "").replace(/;$/, "") : "";
+        emit(`for (; ${printer.cond(s.cond)}; ${step}) {`, [
+          ...condAt(s.cond),
+          ...(st ? [st.at] : []),
+        ]);
+        depth++;
+        walk(s.body);
+        depth--;
+        emit("}");
+        return;
+      }
       case "loop":
         emit("for (;;) {");
         depth++;

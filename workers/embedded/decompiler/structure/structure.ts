@@ -72,7 +72,9 @@ export function structure<B, C>(
     );
     const raw = emitter.run();
     const first = pruneLabels(raw);
-    const { list, gotos } = pruneLabels(simplify(first.list, first.counts));
+    const { list, gotos } = pruneLabels(
+      simplify(first.list, first.counts, options.isStep ?? (() => false)),
+    );
     return { body: seq(list), gotos, warnings: prep.warnings, steps: meter.steps };
   } catch (e) {
     const why = e instanceof BudgetExceeded

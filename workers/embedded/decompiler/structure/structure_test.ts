@@ -457,3 +457,104 @@ Deno.test("structure() keeps random graphs' meaning when every end block may be 
     }
   }
 });
+
+Deno.test("structure() gives for (; c; step) with continue for gotos to a loop's step", () => {
+  // while (c1) { b2; if (c2) { b3; if (c3) goto step; } b4; step: b5; }
+  const g = graph({ 0: J(1), 1: Br(2, 6), 2: Br(3, 4), 3: Br(5, 4), 4: J(5), 5: J(1), 6: R }, [1]);
+  const isStep = (b: string) => b === "b5;";
+  const s = structure(g, { isStep });
+  assert.equal(s.gotos, 0);
+  assert.equal(
+    render(s.body, (b) => [b], (c) => `c${c}`).join("\n"),
+    `
+b0;
+for (; c1; b5) {
+    b2;
+    if (c2) {
+        b3;
+        if (c3) {
+            continue;
+        }
+    }
+    b4;
+}
+b6;
+return;`.trim(),
+  );
+  for (let seed = 0; seed < 30; seed++) {
+    assert.deepEqual(runTree(s.body, g, oracle(seed)), runGraph(g, oracle(seed)));
+  }
+  // Without a step block it stays a while loop with one goto.
+  assert.equal(structure(g).gotos, 1);
+  // A `continue` already in the body skips the step: no `for` then.
+  const h = graph({
+    0: J(1),
+    1: Br(2, 7),
+    2: Br(3, 4),
+    3: Br(6, 4),
+    4: Br(1, 5),
+    5: J(6),
+    6: J(1),
+    7: R,
+  }, [1]);
+  const t = structure(h, { isStep: (b) => b === "b6;" });
+  for (let seed = 0; seed < 30; seed++) {
+    assert.deepEqual(runTree(t.body, h, oracle(seed)), runGraph(h, oracle(seed)));
+  }
+});
+
+Deno.test("structure() keeps the meaning of for loops with steps reached from a switch or an inner loop", () => {
+  const graphs: Array<[TestGraph, string]> = [
+    // while (c1) { switch (v2) { case 0: b3; if (c3) goto step; b8; break; case 1: b4; }
+    //   b5; step: b6; }
+    [
+      graph({
+        0: J(1),
+        1: Br(2, 7),
+        2: Sw([[[0], 3], [[1], 4]]),
+        3: Br(6, 8),
+        8: J(5),
+        4: J(5),
+        5: J(6),
+        6: J(1),
+        7: R,
+      }, [1]),
+      "b6;",
+    ],
+    // while (c1) { b2; while (c3) { if (c4) goto step; b5; } b8; step: b6; }
+    [
+      graph({
+        0: J(1),
+        1: Br(2, 7),
+        2: J(3),
+        3: Br(4, 8),
+        4: Br(6, 5),
+        5: J(3),
+        8: J(6),
+        6: J(1),
+        7: R,
+      }, [1, 3]),
+      "b6;",
+    ],
+    // while (c1) { b2; if (c2) break; if (c3) { b3; if (c9) goto step; } b4; step: b5; }
+    [
+      graph(
+        { 0: J(1), 1: Br(2, 6), 2: Br(6, 3), 3: Br(9, 4), 9: Br(5, 4), 4: J(5), 5: J(1), 6: R },
+        [
+          1,
+        ],
+      ),
+      "b5;",
+    ],
+  ];
+  let fors = 0;
+  for (const [g, step] of graphs) {
+    const s = structure(g, { isStep: (b) => b === step });
+    const t = render(s.body, (b) => [b], (c) => `c${c}`).join("\n");
+    if (t.includes(`for (; c1; ${step.slice(0, -1)})`)) fors++;
+    for (let seed = 0; seed < 40; seed++) {
+      assert.deepEqual(runTree(s.body, g, oracle(seed)), runGraph(g, oracle(seed)), t);
+    }
+  }
+  assert.ok(fors >= 1, `${fors} for loops`);
+});
