@@ -167,6 +167,134 @@ function continues<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stm
   return out;
 }
 
+/**
+ * `if (c) goto L; S…` where `L` is what runs after `S…` (the next label in
+ * the same list, or what follows the list) becomes `if (!c) { S… }`, and a
+ * `goto L` that ends a list followed by `L` goes: control falls there by
+ * itself. `next` is the label that follows `list`, if any. Run before
+ * {@linkcode pruneLabels} recounts the gotos.
+ */
+export function nestGotos<B, C>(
+  list: Array<Stmt<B, C>>,
+  duplicate: (body: B) => boolean,
+  next: number | undefined = undefined,
+  depth = 0,
+): Array<Stmt<B, C>> {
+  const out: Array<Stmt<B, C>> = [];
+  list = copyEnd(list, next, duplicate);
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i]!;
+    const following = list[i + 1];
+    const after = following === undefined
+      ? next
+      : following.kind === "label"
+      ? following.id
+      : undefined;
+    if (depth < 64 && s.kind === "if" && s.else === undefined) {
+      // The statements up to the first label, and the label that follows them.
+      let end = i + 1;
+      while (end < list.length && list[end]!.kind !== "label") end++;
+      const region = end < list.length ? (list[end] as { id: number }).id : next;
+      if (s.then.kind === "goto" && s.then.label === region) {
+        if (end > i + 1) {
+          const inner = nestGotos(list.slice(i + 1, end), duplicate, region, depth + 1);
+          out.push({ kind: "if", cond: not(s.cond), then: seq(inner) });
+        }
+        i = end - 1;
+        continue;
+      }
+      // `if (c) { …goto L…; return; } S…; L:` is `if (c) { … } else { S… }`, where the
+      // arm's gotos to L can become nesting too.
+      if (
+        region !== undefined && end > i + 1 && !canComplete(items(s.then)) &&
+        jumpsTo(s.then, region)
+      ) {
+        const withElse: Stmt<B, C> = { ...s, else: seq(list.slice(i + 1, end)) };
+        out.push(nestIn(withElse, region, depth, duplicate));
+        i = end - 1;
+        continue;
+      }
+    }
+    out.push(nestIn(s, after, depth, duplicate));
+  }
+  while (out.length > 0) {
+    const last = out[out.length - 1]!;
+    if (last.kind !== "goto" || last.label !== next || next === undefined) break;
+    out.pop();
+  }
+  return out;
+}
+
+function nestIn<B, C>(
+  s: Stmt<B, C>,
+  next: number | undefined,
+  depth: number,
+  duplicate: (body: B) => boolean,
+): Stmt<B, C> {
+  const sub = (x: Stmt<B, C>, n: number | undefined) =>
+    seq(nestGotos(items(x), duplicate, n, depth + 1));
+  switch (s.kind) {
+    case "if":
+      return s.else === undefined
+        ? { ...s, then: sub(s.then, next) }
+        : { ...s, then: sub(s.then, next), else: sub(s.else, next) };
+    case "loop":
+    case "while":
+    case "doWhile":
+    case "for":
+      return { ...s, body: sub(s.body, undefined) };
+    case "switch":
+      return { ...s, cases: s.cases.map((c) => ({ ...c, body: sub(c.body, undefined) })) };
+    default:
+      return s;
+  }
+}
+
+/**
+ * `if (c) { A } R` at the end of a list followed by label `L`, where `R`
+ * is a small end (`return`, or a copyable block and `return`) and `A` jumps
+ * to `L`: as `R` cannot complete, this is `if (!c) { R } A R`, which lets
+ * {@linkcode nestGotos} turn `A`'s gotos to `L` into nesting.
+ */
+function copyEnd<B, C>(
+  list: Array<Stmt<B, C>>,
+  next: number | undefined,
+  duplicate: (body: B) => boolean,
+): Array<Stmt<B, C>> {
+  if (next === undefined) return list;
+  const n = list.length;
+  const last = list[n - 1];
+  if (last?.kind !== "return") return list;
+  const prev = list[n - 2];
+  const endLen = prev?.kind === "block" && prev.id === last.block ? 2 : 1;
+  if (endLen === 2 && !duplicate((prev as { body: B }).body)) return list;
+  const x = list[n - 1 - endLen];
+  if (x?.kind !== "if" || x.else !== undefined || !jumpsTo(x.then, next)) return list;
+  // An arm that cannot complete never runs into the end: no copy after it.
+  if (!canComplete(items(x.then))) return list;
+  const end = list.slice(n - endLen);
+  return [
+    ...list.slice(0, n - 1 - endLen),
+    { kind: "if", cond: not(x.cond), then: seq(end) },
+    ...items(x.then),
+    ...end,
+  ];
+}
+
+/** Whether `s` holds a goto to `label` outside nested loops and switches. */
+function jumpsTo<B, C>(s: Stmt<B, C>, label: number): boolean {
+  switch (s.kind) {
+    case "goto":
+      return s.label === label;
+    case "seq":
+      return s.items.some((x) => jumpsTo(x, label));
+    case "if":
+      return jumpsTo(s.then, label) || (s.else !== undefined && jumpsTo(s.else, label));
+    default:
+      return false;
+  }
+}
+
 function isBreakIf<B, C>(s: Stmt<B, C>): s is Extract<Stmt<B, C>, { kind: "if" }> {
   return s.kind === "if" && s.else === undefined && s.then.kind === "break";
 }

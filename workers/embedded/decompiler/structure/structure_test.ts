@@ -558,3 +558,53 @@ Deno.test("structure() keeps the meaning of for loops with steps reached from a 
   }
   assert.ok(fors >= 1, `${fors} for loops`);
 });
+
+Deno.test("structure() nests instead of jumping to the code after an if-region of early exits", () => {
+  // A compare tree as compilers emit for a switch with ranges: every way out of the region is a
+  // return or the shared code after it (block 9).
+  const g = graph({
+    0: Br(1, 9),
+    1: Br(2, 3),
+    2: R,
+    3: Br(9, 4),
+    4: Br(5, 6),
+    5: R,
+    6: Br(9, 7),
+    7: J(8),
+    8: R,
+    9: R,
+  }, [1, 3, 4, 6]);
+  for (const duplicate of [() => true, () => false]) {
+    const s = structure(g, { duplicate });
+    assert.equal(s.gotos, 0, render(s.body, (b) => [b], (c) => `c${c}`).join("\n"));
+    for (let seed = 0; seed < 40; seed++) {
+      assert.deepEqual(runTree(s.body, g, oracle(seed)), runGraph(g, oracle(seed)));
+    }
+  }
+  // A shared return reached from two places is copied where that saves a goto.
+  const h = graph(
+    { 0: Br(1, 9), 1: Br(2, 3), 2: J(6), 3: Br(9, 4), 4: Br(6, 5), 5: R, 6: R, 9: R },
+    [
+      1,
+      3,
+      4,
+    ],
+  );
+  const t = structure(h, { duplicate: () => true });
+  assert.equal(t.gotos, 0, render(t.body, (b) => [b], (c) => `c${c}`).join("\n"));
+  for (let seed = 0; seed < 40; seed++) {
+    assert.deepEqual(runTree(t.body, h, oracle(seed)), runGraph(h, oracle(seed)));
+  }
+});
+
+Deno.test("structure() keeps random graphs' meaning when small ends may be copied into nesting", () => {
+  for (let gs = 0; gs < 300; gs++) {
+    const g = randomGraph(gs + 7000, 3 + (gs % 30));
+    const s = structure(g, { duplicate: (b) => b.length < 6 });
+    for (let seed = 0; seed < 5; seed++) {
+      const want = runGraph(g, oracle(seed));
+      const got = runTree(s.body, g, oracle(seed));
+      if (JSON.stringify(got) !== JSON.stringify(want)) assert.fail(`graph ${gs} seed ${seed}`);
+    }
+  }
+});
