@@ -220,6 +220,8 @@ async function main(): Promise<void> {
     for (const t of list) {
       const r = await compare(t, ghidra);
       rows.push(sideRow(t.label, r.pairs, r.tried));
+      // Each row as it comes (a whole run takes long on a busy machine).
+      console.error(table(["set", ...SIDE_HEADER], [rows[rows.length - 1]!]));
       all.push(...r.pairs);
       tried += r.tried;
     }
