@@ -9,11 +9,14 @@
  *
  * For each: gotos and lines per function (comments and blank lines not counted), median and p99
  * milliseconds per function, and the ratio of Ghidra's median to ours, over the functions both
- * decompiled. Our time is decompile_function through the worker's tool runner (decoding,
- * decompiling, printing; the binary opened and analysed before). Ghidra's is the same work in
+ * decompiled, and the median CPU milliseconds per function (on a busy machine wall time is mostly
+ * waiting for a core; CPU time is what the work costs). Our time is decompile_function through
+ * the worker's tool runner (decoding, decompiling, printing; the binary opened and analysed
+ * before). Ghidra's is the same work in
  * one console session per binary (the binary loaded before): `load addr` (flow following and
  * decoding), `decompile` and `print C`, timed from the first command to the prompt after the
- * last, so process start and loading are amortised for both.
+ * last, so process start and loading are amortised for both. CPU time: the whole Deno process
+ * (all threads) over our call, the console's one thread (/proc/PID/schedstat) over its three.
  *
  * Ghidra's decompiler is not part of remcp: whoever runs this builds its stand-alone console
  * (`decomp_opt`, from Ghidra/Features/Decompiler/src/decompile/cpp) and compiles x86-64.sla
@@ -165,6 +168,7 @@ async function compare(t: Target, ghidra: Ghidra): Promise<{ pairs: Pair[]; trie
       names.map((n) => `${t.label}: ${n}`),
       results.map((r) => ({
         ms: r.ms,
+        ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}),
         code: r.ok && typeof r.result?.code === "string" ? r.result.code : undefined,
       })),
       theirs.map(ghidraAnswer),
@@ -263,8 +267,8 @@ async function main(): Promise<void> {
       JSON.stringify(
         all.map((p) => ({
           what: p.what,
-          remcp: { ms: p.ours.ms, ...p.ours.shape },
-          ghidra: { ms: p.theirs.ms, ...p.theirs.shape },
+          remcp: { ms: p.ours.ms, cpu_ms: p.ours.cpuMs, ...p.ours.shape },
+          ghidra: { ms: p.theirs.ms, cpu_ms: p.theirs.cpuMs, ...p.theirs.shape },
         })),
         null,
         1,

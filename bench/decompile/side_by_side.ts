@@ -8,13 +8,15 @@ import { type CodeShape, mean, quantile, shapeOf } from "./stats.ts";
 export interface Pair {
   /** Where it came from (a binary and an address, or a corpus function's name). */
   what: string;
-  ours: { ms: number; shape: CodeShape; code: string };
-  theirs: { ms: number; shape: CodeShape; code: string };
+  ours: { ms: number; cpuMs?: number; shape: CodeShape; code: string };
+  theirs: { ms: number; cpuMs?: number; shape: CodeShape; code: string };
 }
 
 /** One decompiler's answer for one function: its C, or undefined when it gave none. */
 export interface Answer {
   ms: number;
+  /** CPU milliseconds, when measured (wall time on a busy machine is mostly waiting). */
+  cpuMs?: number;
   code: string | undefined;
 }
 
@@ -29,10 +31,14 @@ export function pairUp(
     if (o.code === undefined || t?.code === undefined) return [];
     return [{
       what: what[i]!,
-      ours: { ms: o.ms, shape: shapeOf(o.code), code: o.code },
-      theirs: { ms: t.ms, shape: shapeOf(t.code), code: t.code },
+      ours: { ...cpuOf(o), ms: o.ms, shape: shapeOf(o.code), code: o.code },
+      theirs: { ...cpuOf(t), ms: t.ms, shape: shapeOf(t.code), code: t.code },
     }];
   });
+}
+
+function cpuOf(a: Answer): { cpuMs?: number } {
+  return a.cpuMs !== undefined ? { cpuMs: a.cpuMs } : {};
 }
 
 /** The columns of {@linkcode sideRow}, after the row's label. */
@@ -48,6 +54,9 @@ export const SIDE_HEADER = [
   "p99 ms remcp",
   "p99 ms Ghidra",
   "Ghidra/remcp median",
+  "median CPU ms remcp",
+  "median CPU ms Ghidra",
+  "Ghidra/remcp CPU",
 ];
 
 function fmt(n: number, digits: number): string {
@@ -65,6 +74,10 @@ export function sideRow(label: string, pairs: readonly Pair[], of: number): stri
   const fewer = pairs.filter((p) => p.ours.shape.gotos < p.theirs.shape.gotos).length;
   const more = pairs.filter((p) => p.ours.shape.gotos > p.theirs.shape.gotos).length;
   const speed = quantile(gms, 0.5) / quantile(ms, 0.5);
+  // CPU time only over the pairs where both sides measured it.
+  const timed = pairs.filter((p) => p.ours.cpuMs !== undefined && p.theirs.cpuMs !== undefined);
+  const cpu = quantile(timed.map((p) => p.ours.cpuMs!), 0.5);
+  const gcpu = quantile(timed.map((p) => p.theirs.cpuMs!), 0.5);
   return [
     label,
     `${pairs.length}/${of}`,
@@ -78,5 +91,8 @@ export function sideRow(label: string, pairs: readonly Pair[], of: number): stri
     fmt(quantile(ms, 0.99), 2),
     fmt(quantile(gms, 0.99), 2),
     Number.isFinite(speed) ? `${speed.toFixed(2)}×` : "-",
+    fmt(cpu, 2),
+    fmt(gcpu, 2),
+    Number.isFinite(gcpu / cpu) ? `${(gcpu / cpu).toFixed(2)}×` : "-",
   ];
 }
