@@ -112,7 +112,9 @@ export async function ghidraDecompileAll(
       } else if (!/\{/.test(text)) {
         out.push({ address, ok: false, ms, errorType: "Error", error: text.trim().slice(0, 200) });
       } else {
-        out.push({ address, ok: true, ms, ...cpu, result: { code: text } });
+        // The console echoes the command before its output: not part of the C.
+        const code = text.replace(/^\s*print C\s*\n/, "");
+        out.push({ address, ok: true, ms, ...cpu, result: { code } });
       }
     }
   } finally {
