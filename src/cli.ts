@@ -2,7 +2,7 @@
  * Command-line modes and flags (node:util parseArgs) → the mode to run and its configuration.
  */
 import { parseArgs } from "node:util";
-import { type Config, ENV_VARS, loadConfig, VERSION } from "./config.ts";
+import { type Config, ENV_VARS, loadConfig, sandboxKind, VERSION } from "./config.ts";
 import { NATS_HELP } from "./cluster/flags.ts";
 
 /** The modes remcp runs in. */
@@ -53,6 +53,7 @@ export function helpText(): string {
     "  --rizin PATH      rizin binary",
     "  --tools-dir DIR   load script tools from DIR (define_tool persists there)",
     "  --root DIR        open_database opens only files under DIR (after symlinks)",
+    "  --sandbox KIND    where execute runs: process (default) or thread",
     "  -h, --help        this text",
     "  -V, --version     print the version",
     "",
@@ -99,6 +100,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         rizin: { type: "string" },
         "tools-dir": { type: "string" },
         root: { type: "string" },
+        sandbox: { type: "string" },
       },
       allowPositionals: true,
       strict: mode !== "run" && mode !== "node" && mode !== "serve" && mode !== "proxy" &&
@@ -130,6 +132,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
       ...(typeof v.rizin === "string" ? { rizinPath: v.rizin } : {}),
       ...(typeof v["tools-dir"] === "string" ? { toolsDir: v["tools-dir"] } : {}),
       ...(typeof v.root === "string" ? { root: v.root } : {}),
+      ...(typeof v.sandbox === "string" ? { sandbox: sandboxKind(v.sandbox, "--sandbox") } : {}),
     });
   } catch (err) {
     return { kind: "error", text: (err as Error).message };
