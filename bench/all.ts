@@ -19,6 +19,7 @@ const BENCHES = [
   "fuzz",
   "cluster",
   "decompile",
+  "structure",
 ];
 /** Extra `deno run` flags a benchmark needs. */
 const FLAGS: Record<string, string[]> = { sandbox_hop: ["--unstable-worker-options"] };

@@ -24,7 +24,8 @@
  */
 import { parseArgs } from "node:util";
 import { buildCorpus, type CorpusBuild, haveCompiler } from "./decompile/build.ts";
-import { ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
+import { ghidraAnswer, ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
+import { pairUp, SIDE_HEADER, sideRow } from "./decompile/side_by_side.ts";
 import {
   type Decompiler,
   type FunctionOutcome,
@@ -173,20 +174,7 @@ async function differential(
         "decompiled (goals: fewer gotos than Ghidra, faster at the median)",
     );
     console.log(table(
-      [
-        "build",
-        "both",
-        "gotos remcp",
-        "gotos Ghidra",
-        "fewer/more gotos",
-        "lines remcp",
-        "lines Ghidra",
-        "median ms remcp",
-        "median ms Ghidra",
-        "p99 ms remcp",
-        "p99 ms Ghidra",
-        "Ghidra/remcp median",
-      ],
+      ["build", ...SIDE_HEADER],
       sideBySide,
     ));
   }
@@ -207,28 +195,12 @@ async function compareWithGhidra(
     build.stripped,
     ours.map((o) => `0x${o.address!.toString(16)}`),
   );
-  const pairs = ours.flatMap((o, i) => {
-    const g = theirs[i]!;
-    return g.ok ? [{ o, g, shape: shapeOf(String(g.result?.code)) }] : [];
-  });
-  const ms = pairs.map((p) => p.o.ms ?? 0);
-  const gms = pairs.map((p) => p.g.ms);
-  const fewer = pairs.filter((p) => p.o.shape!.gotos < p.shape.gotos).length;
-  const more = pairs.filter((p) => p.o.shape!.gotos > p.shape.gotos).length;
-  return [
-    label,
-    `${pairs.length}/${ours.length}`,
-    fmt(mean(pairs.map((p) => p.o.shape!.gotos)), 2),
-    fmt(mean(pairs.map((p) => p.shape.gotos)), 2),
-    `${fewer}/${more}`,
-    fmt(mean(pairs.map((p) => p.o.shape!.lines))),
-    fmt(mean(pairs.map((p) => p.shape.lines))),
-    fmt(quantile(ms, 0.5), 2),
-    fmt(quantile(gms, 0.5), 2),
-    fmt(quantile(ms, 0.99), 2),
-    fmt(quantile(gms, 0.99), 2),
-    `${(quantile(gms, 0.5) / quantile(ms, 0.5)).toFixed(2)}×`,
-  ];
+  const pairs = pairUp(
+    ours.map((o) => o.name),
+    ours.map((o) => ({ ms: o.ms ?? 0, code: o.code ?? "" })),
+    theirs.map(ghidraAnswer),
+  );
+  return sideRow(label, pairs, ours.length);
 }
 
 /**

@@ -186,9 +186,21 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = leaveSsa(ir, maxTmp(ir) + 1);
   ir = coalesce(ir);
   stage("ssa-exit");
+  ir = returnsInPlace(ir);
   const graph = toGraph(ir);
   const structured = structure(graph, {
     isEmpty: (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
+    // A small end block (`return 3;`, `exit(1);`) is copied to each place that would jump to it,
+    // as a person writes early returns.
+    duplicate: (id) => {
+      const stmts = ir.blocks.get(id)?.stmts ?? [];
+      return stmts.length <= 1 || (stmts.length === 2 && stmts.every((x) => x.k === "set"));
+    },
+    // One assignment (`i = i + 1`) can be a `for` loop's step.
+    isStep: (id) => {
+      const stmts = ir.blocks.get(id)?.stmts ?? [];
+      return stmts.length === 1 && stmts[0]!.k === "set";
+    },
   });
   const tree = structured.body;
   const gotos = structured.gotos;
@@ -418,6 +430,23 @@ function maxTmp(fn: IrFunction): number {
 }
 
 /** The structurer's view of the IR: block ids, bodies by id, conditions as expressions. */
+/**
+ * A block that only jumps to a bare `return v;` returns itself: the structurer may then copy a
+ * small `v = 3; return v;` to each early exit (as `return 3;`) instead of jumping to it.
+ */
+export function returnsInPlace(fn: IrFunction): IrFunction {
+  const blocks = new Map(fn.blocks);
+  let changed = false;
+  for (const [id, b] of fn.blocks) {
+    if (b.term.k !== "jump") continue;
+    const r = fn.blocks.get(b.term.to);
+    if (!r || r.stmts.length > 0 || r.term.k !== "ret" || b.term.to === id) continue;
+    blocks.set(id, { ...b, term: r.term });
+    changed = true;
+  }
+  return changed ? { ...fn, blocks } : fn;
+}
+
 export function toGraph(fn: IrFunction): Graph<number, Expr> {
   const order = reversePostOrder(fn);
   return {

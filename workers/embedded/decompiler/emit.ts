@@ -479,11 +479,16 @@ export class Printer {
     return s >= -0x7fffffffn ? s.toString() : `(${s + 1n}LL - 1)`;
   }
 
+  /** `e` as a value of variable `v`'s type, as the right side of an assignment to it. */
+  valueOf(e: Expr, v: Var): string {
+    return this.#as(e, this.#vars.type(v), 2);
+  }
+
   /** C text of a statement, or undefined when it prints nothing. */
   stmt(s: Stmt): string | undefined {
     switch (s.k) {
       case "set":
-        return `${this.#vars.name(s.dst)} = ${this.#as(s.src, this.#vars.type(s.dst), 2)};`;
+        return `${this.#vars.name(s.dst)} = ${this.valueOf(s.src, s.dst)};`;
       case "store": {
         // A floating-point value is stored as its type (`*(double *)p = x`).
         const ty = this.#isFloat(s.value) && s.value.size === s.size

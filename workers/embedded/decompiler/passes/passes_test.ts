@@ -203,3 +203,22 @@ Deno.test("dead code removes a loop-carried value nothing outside the loop reads
   assert.ok(!names.includes("rdx"), names.join(","));
   assert.equal(runFunction(stateOf({ rdi: 4 }), out), 10n);
 });
+
+Deno.test("simplify reads additions that multiply (lea, add r, r) as multiplications", () => {
+  const x = r("rax");
+  // add rax, rax
+  assert.deepEqual(simplify(bin("add", x, x)), bin("mul", x, c(2)));
+  // lea rax, [rax+rax*4] as (rax << 2) + rax, either way round
+  assert.deepEqual(simplify(bin("add", bin("shl", x, c(2)), x)), bin("mul", x, c(5)));
+  assert.deepEqual(simplify(bin("add", x, bin("shl", x, c(3)))), bin("mul", x, c(9)));
+  // x * 5 doubled: x * 10, wrapped to the size
+  const t = bin("add", bin("add", bin("shl", x, c(2)), x), bin("add", bin("shl", x, c(2)), x));
+  assert.deepEqual(simplify(t), bin("mul", x, c(10)));
+  assert.deepEqual(
+    simplify(bin("mul", bin("mul", r("eax", 4), c(0x10000, 4)), c(0x10000, 4))),
+    c(0, 4),
+  );
+  // A shift as wide as the value is no multiplication.
+  const wide = bin("add", bin("shl", r("eax", 4), c(32, 4)), r("eax", 4));
+  assert.deepEqual(simplify(wide), wide);
+});

@@ -206,6 +206,23 @@ function binRule(e: Extract<Expr, { k: "bin" }>): Expr {
       return e;
     }
   }
+  // Multiplications the compiler spelled as additions (`lea r, [a+a*4]`, `add r, r`): one use of
+  // `a` instead of two, so propagation can fold `a` into its single use.
+  if (op === "add" && exprEq(a, b)) return { ...e, op: "mul", b: c(2, size) };
+  if (op === "add") {
+    const k = (x: Expr, y: Expr) =>
+      x.k === "bin" && x.op === "shl" && x.b.k === "const" && x.b.value < BigInt(size * 8) &&
+        exprEq(x.a, y)
+        ? x.b.value
+        : undefined;
+    const ka = k(a, b);
+    if (ka !== undefined) return { ...e, op: "mul", a: b, b: c((1n << ka) + 1n, size) };
+    const kb = k(b, a);
+    if (kb !== undefined) return { ...e, op: "mul", b: c((1n << kb) + 1n, size) };
+  }
+  if (op === "mul" && bc && a.k === "bin" && a.op === "mul" && a.b.k === "const") {
+    return { ...e, a: a.a, b: c(a.b.value * bc.value, size) };
+  }
   if (op === "or" && a.k === "const" && a.value === 0n) return b;
   if ((op === "xor" || op === "sub") && exprEq(a, b)) return c(0, size);
   if ((op === "and" || op === "or") && exprEq(a, b)) return a;
