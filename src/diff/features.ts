@@ -50,10 +50,14 @@ export interface FunctionFeatures {
   mnem_hash: string;
   /** Hash of the multiset of mnemonics (order-free: survives instruction scheduling). */
   mnem_set_hash: string;
-  /** Small-primes product over the blocks' (in-degree, out-degree) classes, with the counts. */
+  /**
+   * Blocks, edges, back edges and a hash of how many blocks fall in each (in-degree, out-degree)
+   * class: the small-primes product's information, exactly.
+   */
   cfg_sig: string;
   /** Mnemonics counted into {@link HISTOGRAM_BUCKETS} buckets, for fuzzy similarity. */
   histogram: number[];
+  /** Sorted, without repeats (as are imports and constants: similarity merges them). */
   strings: string[];
   imports: string[];
   /** Immediate values that are not addresses, sorted. */
@@ -66,9 +70,7 @@ export interface FunctionFeatures {
 export const HISTOGRAM_BUCKETS = 32;
 const MAX_LIST = 32;
 const MAX_STRING = 80;
-// Small primes, one per (in-degree, out-degree) class of a block (each capped at 3).
-const PRIMES = [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n, 41n, 43n, 47n, 53n];
-const MASK64 = (1n << 64n) - 1n;
+const encoder = new TextEncoder();
 
 /** Reduces what a backend listed about a function to its features. */
 export function computeFeatures(
@@ -140,7 +142,7 @@ export function maskAddresses(insn: FeatureInsn, external: number[]): Uint8Array
     }
   }
   if (found) return out;
-  return new TextEncoder().encode(`${out.length}:${insn.mnemonic.toLowerCase()}`);
+  return encoder.encode(`${out.length}:${insn.mnemonic.toLowerCase()}`);
 }
 
 /** A mnemonic's histogram bucket (a string hash; cheap, and the same on every backend). */
@@ -173,6 +175,11 @@ function zeroLittleEndian(bytes: Uint8Array, value: number, width: 4 | 8): boole
 
 /** Operands split at top-level commas. */
 function splitOperands(operands: string): string[] {
+  if (!/[[({]/.test(operands)) {
+    const out: string[] = [];
+    for (const op of operands.split(",")) if (op.trim() !== "") out.push(op.trim());
+    return out;
+  }
   const out: string[] = [];
   let depth = 0;
   let cur = "";
@@ -214,27 +221,33 @@ function cfgShape(
   blocks: { start: number; end: number }[],
   edges: { from: number; to: number }[],
 ): { edges: number; loops: number; signature: string } {
-  const inDeg = new Map<number, number>();
-  const outDeg = new Map<number, number>();
-  const starts = new Set(blocks.map((b) => b.start));
-  const seen = new Set<string>();
+  const index = new Map<number, number>();
+  blocks.forEach((b, k) => index.set(b.start, k));
+  const inDeg = new Uint32Array(blocks.length);
+  const outDeg = new Uint32Array(blocks.length);
+  const seen = new Set<number>();
   let loops = 0;
   for (const e of edges) {
-    const key = `${e.from}>${e.to}`;
-    if (!starts.has(e.from) || !starts.has(e.to) || seen.has(key)) continue;
+    const from = index.get(e.from);
+    const to = index.get(e.to);
+    if (from === undefined || to === undefined) continue;
+    const key = from * blocks.length + to;
+    if (seen.has(key)) continue;
     seen.add(key);
-    outDeg.set(e.from, (outDeg.get(e.from) ?? 0) + 1);
-    inDeg.set(e.to, (inDeg.get(e.to) ?? 0) + 1);
+    outDeg[from]! += 1;
+    inDeg[to]! += 1;
     if (e.to <= e.from) loops++;
   }
-  let product = 1n;
-  for (const b of blocks) {
-    const cls = Math.min(inDeg.get(b.start) ?? 0, 3) * 4 + Math.min(outDeg.get(b.start) ?? 0, 3);
-    product = (product * PRIMES[cls]!) & MASK64;
+  // The product over blocks of a small prime per (in-degree, out-degree) class, each degree
+  // capped at 3. Kept as the count of blocks in each class: the same multiset as the product,
+  // exact at any size, and without BigInt arithmetic per block.
+  const classes = new Array<number>(16).fill(0);
+  for (let k = 0; k < blocks.length; k++) {
+    classes[Math.min(inDeg[k]!, 3) * 4 + Math.min(outDeg[k]!, 3)]! += 1;
   }
   return {
     edges: seen.size,
     loops,
-    signature: `${blocks.length}.${seen.size}.${loops}.${product.toString(16)}`,
+    signature: `${blocks.length}.${seen.size}.${loops}.${hashText(classes.join(","))}`,
   };
 }

@@ -1,0 +1,188 @@
+/**
+ * Matching by position in the call graph: an unmatched function whose matched callers and
+ * callees are the partners of another unmatched function's matched callers and callees is most
+ * likely that function, however differently the compiler laid out its body. The strongest
+ * evidence across compilers and optimisation levels, where the bodies share little else.
+ */
+import type { MatchState } from "./match_state.ts";
+import { similarity } from "./similarity.ts";
+
+/** Thresholds of {@link anchorRound}. */
+export interface AnchorOptions {
+  round: string;
+  /** Least combined score (anchor overlap and similarity) for a pair. */
+  minScore: number;
+  /** How far the best candidate must lead the runner-up on both sides. */
+  margin: number;
+}
+
+// A hub (an error routine with hundreds of callers) says little about which caller is which, and
+// listing all its callers as candidates of everything that calls it would be quadratic.
+const MAX_FANOUT = 64;
+
+/** The partners in `b` of the matched callers and callees of `a[i]`. */
+function anchorsOfA(s: MatchState, i: number): { callers: Set<number>; callees: Set<number> } {
+  const callers = new Set<number>();
+  const callees = new Set<number>();
+  for (const k of s.graphA.callers[i]!) if (s.partnerA[k] !== -1) callers.add(s.partnerA[k]!);
+  for (const k of s.graphA.callees[i]!) if (s.partnerA[k] !== -1) callees.add(s.partnerA[k]!);
+  return { callers, callees };
+}
+
+/** How many of `b[j]`'s callers and callees are matched. */
+function matchedNeighboursB(s: MatchState, j: number): number {
+  let n = 0;
+  for (const k of s.graphB.callers[j]!) if (s.partnerB[k] !== -1) n++;
+  for (const k of s.graphB.callees[j]!) if (s.partnerB[k] !== -1) n++;
+  return n;
+}
+
+/**
+ * Anchor overlap of `a[i]` with each unmatched candidate in `b` that shares a matched neighbour:
+ * the number of shared anchors and their Dice coefficient.
+ */
+export function anchorCandidates(
+  s: MatchState,
+  i: number,
+  only?: ReadonlySet<number>,
+): Map<number, { common: number; dice: number }> {
+  const { callers, callees } = anchorsOfA(s, i);
+  const n = callers.size + callees.size;
+  const common = new Map<number, number>();
+  const count = (j: number) => {
+    if (s.partnerB[j] !== -1 || (only && !only.has(j))) return;
+    common.set(j, (common.get(j) ?? 0) + 1);
+  };
+  // A candidate calls the partners of a's callees and is called by the partners of a's callers.
+  for (const p of callees) {
+    const js = s.graphB.callers[p]!;
+    if (js.length <= MAX_FANOUT || only) { for (const j of js) count(j); }
+  }
+  for (const p of callers) {
+    const js = s.graphB.callees[p]!;
+    if (js.length <= MAX_FANOUT || only) { for (const j of js) count(j); }
+  }
+  const out = new Map<number, { common: number; dice: number }>();
+  for (const [j, c] of common) {
+    out.set(j, { common: c, dice: (2 * c) / (n + matchedNeighboursB(s, j)) });
+  }
+  return out;
+}
+
+/**
+ * How alike the numbers of callers and callees of `a[i]` and `b[j]` are: a function that lost
+ * its only caller to inlining (or gained callees by absorbing one) reads as unlike.
+ */
+function degreeLikeness(s: MatchState, i: number, j: number): number {
+  const r = (x: number, y: number) => (Math.min(x, y) + 1) / (Math.max(x, y) + 1);
+  return r(s.graphA.callers[i]!.length, s.graphB.callers[j]!.length) *
+    r(s.graphA.callees[i]!.length, s.graphB.callees[j]!.length);
+}
+
+/**
+ * One pass of call-graph position matching over the unmatched functions of `a`: each pair is
+ * scored by anchor overlap and similarity; a pair is made when each side is the other's best
+ * candidate by a clear margin. Returns how many pairs it made.
+ */
+export function anchorRound(s: MatchState, opts: AnchorOptions): number {
+  const order = new AddressOrder(s);
+  const bestOfA = new Map<number, { j: number; s: number; second: number }>();
+  const bestOfB = new Map<number, { i: number; s: number; second: number }>();
+  for (let i = 0; i < s.a.length; i++) {
+    if (s.partnerA[i] !== -1) continue;
+    const between = order.between(i);
+    for (const [j, { common, dice }] of anchorCandidates(s, i)) {
+      const fa = s.a[i]!;
+      const fb = s.b[j]!;
+      // One shared anchor between two tiny functions is a coincidence more often than not.
+      if (common < 2 && Math.min(fa.instructions, fb.instructions) < 10) continue;
+      // Anchors weigh most; similarity and caller/callee counts tell neighbours apart, and a
+      // candidate that keeps the address order between matched neighbours gets a bonus.
+      const score = 0.45 * dice + 0.35 * similarity(fa, fb) + 0.2 * degreeLikeness(s, i, j) +
+        (between(j) ? 0.2 : 0);
+      if (score < opts.minScore) continue;
+      const ba = bestOfA.get(i);
+      if (!ba || score > ba.s) bestOfA.set(i, { j, s: score, second: ba ? ba.s : 0 });
+      else if (score > ba.second) ba.second = score;
+      const bb = bestOfB.get(j);
+      if (!bb || score > bb.s) bestOfB.set(j, { i, s: score, second: bb ? bb.s : 0 });
+      else if (score > bb.second) bb.second = score;
+    }
+  }
+  let made = 0;
+  for (const [i, ba] of bestOfA) {
+    const bb = bestOfB.get(ba.j);
+    if (!bb || bb.i !== i) continue;
+    if (ba.s - ba.second < opts.margin || bb.s - bb.second < opts.margin) continue;
+    s.pair(i, ba.j, opts.round);
+    made++;
+  }
+  return made;
+}
+
+/**
+ * Breaks a tie between functions that share a key on both sides (identical duplicates): `is[k]`
+ * is paired with the one `js` whose matched callers and callees correspond to its own, when that
+ * choice is unique both ways. Returns how many pairs it made.
+ */
+export function breakTie(s: MatchState, is: number[], js: number[], round: string): number {
+  const within = new Set(js);
+  const best = new Map<number, { j: number; dice: number; unique: boolean }>();
+  const chosenBy = new Map<number, number[]>();
+  for (const i of is) {
+    let top: { j: number; dice: number; unique: boolean } | undefined;
+    for (const [j, { dice }] of anchorCandidates(s, i, within)) {
+      if (!top || dice > top.dice) top = { j, dice, unique: true };
+      else if (dice === top.dice) top.unique = false;
+    }
+    if (!top?.unique) continue;
+    best.set(i, top);
+    chosenBy.set(top.j, [...(chosenBy.get(top.j) ?? []), i]);
+  }
+  let made = 0;
+  for (const [i, { j }] of best) {
+    if (chosenBy.get(j)!.length !== 1 || s.partnerA[i] !== -1 || s.partnerB[j] !== -1) continue;
+    s.pair(i, j, round);
+    made++;
+  }
+  return made;
+}
+
+/** Where each function sits in address order, to tell whether a pair keeps the order. */
+export class AddressOrder {
+  readonly #s: MatchState;
+  readonly #orderA: number[];
+  readonly #rankA: Int32Array;
+  readonly #rankB: Int32Array;
+
+  constructor(s: MatchState) {
+    this.#s = s;
+    this.#orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
+    this.#rankA = ranks(this.#orderA);
+    this.#rankB = ranks([...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start));
+  }
+
+  /**
+   * A test of whether `b[j]` lies between the partners of the nearest matched functions before
+   * and after `a[i]` (either end open when there is none).
+   */
+  between(i: number): (j: number) => boolean {
+    const s = this.#s;
+    const nearest = (step: number) => {
+      for (let r = this.#rankA[i]! + step; r >= 0 && r < this.#orderA.length; r += step) {
+        const p = s.partnerA[this.#orderA[r]!]!;
+        if (p !== -1) return this.#rankB[p]!;
+      }
+      return step < 0 ? -1 : s.b.length;
+    };
+    const lo = nearest(-1);
+    const hi = nearest(1);
+    return (j) => this.#rankB[j]! > lo && this.#rankB[j]! < hi;
+  }
+}
+
+function ranks(order: number[]): Int32Array {
+  const out = new Int32Array(order.length);
+  order.forEach((x, r) => out[x] = r);
+  return out;
+}
