@@ -1,31 +1,6 @@
 import assert from "node:assert/strict";
-import type { FunctionFeatures } from "./features.ts";
+import { fn } from "./_test_features.ts";
 import { matchFunctions } from "./match.ts";
-
-let next = 0x1000;
-function fn(name: string, over: Partial<FunctionFeatures> = {}): FunctionFeatures {
-  const start = next;
-  next += 0x100;
-  return {
-    name,
-    start,
-    size: 40,
-    instructions: 10,
-    blocks: 3,
-    edges: 3,
-    loops: 0,
-    bytes_hash: `bytes-${name}`,
-    mnem_hash: `mnem-${name}`,
-    mnem_set_hash: `set-${name}`,
-    cfg_sig: "3.3.0.1e",
-    histogram: [5, 5],
-    strings: [],
-    imports: [],
-    constants: [],
-    callees: [],
-    ...over,
-  };
-}
 
 Deno.test("matchFunctions() pairs equal names, then equal bytes wherever the code moved", () => {
   const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
