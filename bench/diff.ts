@@ -7,7 +7,7 @@
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
- * as .isra.0 ignored); precision is over matched pairs whose two sides both have a symbol,
+ * as .isra.0 ignored; for Lua 5.3 → 5.4, the functions 5.4 renamed count by their new name); precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
  * files as the reference; speed on two ~6 MB binaries is measured on Debian's GNU gold linkers
@@ -156,7 +156,34 @@ async function openBoth(client: Client, a: string, b: string): Promise<string[]>
   return ids;
 }
 
-async function score(client: Client, pair: string, a: string, b: string): Promise<Scored> {
+/**
+ * Functions Lua 5.4 renamed from 5.3 (same role, same file; checked against both sources): a
+ * match between the two names is correct. ldump.c and lundump.c also went from DumpX/LoadX to
+ * dumpX/loadX.
+ */
+const LUA54_RENAMES = new Map([
+  ["typeerror", "luaL_typeerror"],
+  ["pack", "tpack"],
+  ["unpack", "tunpack"],
+  ["seterrorobj", "luaD_seterrorobj"],
+  ["index2addr", "index2value"],
+  ["lua_newuserdata", "lua_newuserdatauv"],
+  ["lua_getuservalue", "lua_getiuservalue"],
+  ["lua_setuservalue", "lua_setiuservalue"],
+  ["luaK_codeABC", "luaK_codeABCk"],
+  ["findlocal", "luaG_findlocal"],
+  ["LoadString", "loadStringN"],
+]);
+const lua54Name = (n: string) =>
+  LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());
+
+async function score(
+  client: Client,
+  pair: string,
+  a: string,
+  b: string,
+  rename: (name: string) => string = (n) => n,
+): Promise<Scored> {
   const t0 = performance.now();
   const ids = await openBoth(client, `${a}.stripped`, `${b}.stripped`);
   const openSeconds = (performance.now() - t0) / 1000;
@@ -181,7 +208,8 @@ async function score(client: Client, pair: string, a: string, b: string): Promis
     rows.push(...(page.items as Record<string, string>[]));
     next = page.next_offset as number | undefined;
   }
-  const [symA, symB] = await Promise.all([symbols(a), symbols(b)]);
+  const [symA0, symB] = await Promise.all([symbols(a), symbols(b)]);
+  const symA = new Map([...symA0].map(([at, n]) => [at, rename(n)]));
   const found = async (id: string) => {
     const starts = new Set<number>();
     let offset: number | undefined = 0;
@@ -258,6 +286,8 @@ if (import.meta.main) {
     name: string;
     a: () => Promise<string | undefined>;
     b: () => Promise<string | undefined>;
+    /** Maps a's symbol names to b's where the new version renamed functions. */
+    rename?: (name: string) => string;
   };
   const pairs: Pair[] = [];
   const lua = (tag: string, dir: string | undefined, cc: string, opt: string) => () =>
@@ -278,6 +308,7 @@ if (import.meta.main) {
       name: "version: lua 5.3.6 → 5.4.4 (gcc -O2)",
       a: lua("lua536", src.lua536, "gcc", "-O2"),
       b: lua("lua544", src.lua544, "gcc", "-O2"),
+      rename: lua54Name,
     },
     {
       name: "lua 5.4.4 gcc -O2 → -O3",
@@ -307,7 +338,7 @@ if (import.meta.main) {
         console.log(`${p.name}: not built (missing sources or compiler; see the errors above)`);
         continue;
       }
-      const r = await score(h.client, p.name, a, b);
+      const r = await score(h.client, p.name, a, b, p.rename);
       console.log(
         `${r.pair}\n  ${r.mb.toFixed(2)} MB each, truth ${r.truth}, matched ${r.matched}, ` +
           `judged ${r.judged}, correct ${r.correct}: precision ${r.precision.toFixed(3)}, ` +

@@ -181,7 +181,7 @@ export function matchFunctions(
       ties();
       propagate();
       let n = s.matches.length;
-      anchorRound(s, { round: "anchors", minScore: 0.55, margin: 0.1 });
+      anchorRound(s, { round: "anchors", minScore: 0.72, margin: 0.1 });
       report("anchors", n);
       propagate();
       n = s.matches.length;
