@@ -148,18 +148,36 @@ export function breakTie(s: MatchState, is: number[], js: number[], round: strin
   return made;
 }
 
-/** Where each function sits in address order, to tell whether a pair keeps the order. */
+/**
+ * Where each function sits in address order, to tell whether a pair keeps the order. A snapshot:
+ * built in linear time when a round starts, it does not see pairs made after that.
+ */
 export class AddressOrder {
-  readonly #s: MatchState;
-  readonly #orderA: number[];
   readonly #rankA: Int32Array;
   readonly #rankB: Int32Array;
+  /** By rank in a: the rank in b of the partner of the nearest matched function before / after. */
+  readonly #lo: Int32Array;
+  readonly #hi: Int32Array;
 
   constructor(s: MatchState) {
-    this.#s = s;
-    this.#orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
-    this.#rankA = ranks(this.#orderA);
+    const orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
+    this.#rankA = ranks(orderA);
     this.#rankB = ranks([...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start));
+    const n = orderA.length;
+    this.#lo = new Int32Array(n);
+    this.#hi = new Int32Array(n);
+    let last = -1;
+    for (let r = 0; r < n; r++) {
+      this.#lo[r] = last;
+      const p = s.partnerA[orderA[r]!]!;
+      if (p !== -1) last = this.#rankB[p]!;
+    }
+    last = s.b.length;
+    for (let r = n - 1; r >= 0; r--) {
+      this.#hi[r] = last;
+      const p = s.partnerA[orderA[r]!]!;
+      if (p !== -1) last = this.#rankB[p]!;
+    }
   }
 
   /**
@@ -167,16 +185,8 @@ export class AddressOrder {
    * and after `a[i]` (either end open when there is none).
    */
   between(i: number): (j: number) => boolean {
-    const s = this.#s;
-    const nearest = (step: number) => {
-      for (let r = this.#rankA[i]! + step; r >= 0 && r < this.#orderA.length; r += step) {
-        const p = s.partnerA[this.#orderA[r]!]!;
-        if (p !== -1) return this.#rankB[p]!;
-      }
-      return step < 0 ? -1 : s.b.length;
-    };
-    const lo = nearest(-1);
-    const hi = nearest(1);
+    const lo = this.#lo[this.#rankA[i]!]!;
+    const hi = this.#hi[this.#rankA[i]!]!;
     return (j) => this.#rankB[j]! > lo && this.#rankB[j]! < hi;
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { anchorRound, breakTie } from "./anchors.ts";
+import { AddressOrder, anchorRound, breakTie } from "./anchors.ts";
 import { calls, fn } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
 
@@ -83,4 +83,15 @@ Deno.test("breakTie() leaves duplicates with the same callers unmatched", () => 
   const s = new MatchState(a, b);
   matched(s, 0);
   assert.equal(breakTie(s, [1, 2], [1, 2], "ties:bytes"), 0);
+});
+
+Deno.test("AddressOrder.between() bounds a function by its matched neighbours' partners", () => {
+  const a = [fn("first"), fn("sub_x"), fn("last"), fn("sub_tail")];
+  const b = [fn("first"), fn("sub_y"), fn("last"), fn("sub_z")];
+  const s = new MatchState(a, b);
+  matched(s, 0, 2);
+  const order = new AddressOrder(s);
+  assert.deepEqual([0, 1, 2, 3].map(order.between(1)), [false, true, false, false]);
+  // After the last matched pair the upper end is open.
+  assert.deepEqual([0, 1, 2, 3].map(order.between(3)), [false, false, false, true]);
 });
