@@ -88,8 +88,7 @@ export function computeFeatures(
     const m = insn.mnemonic.toLowerCase();
     mnemonics.push(m);
     histogram[bucketOf(m)]! += 1;
-    const ops = splitOperands(insn.operands);
-    const imms = immediates(ops);
+    const { kinds, imms } = scanOperands(insn.operands);
     const external: number[] = [];
     if (outside(insn.target)) external.push(insn.target);
     if (outside(insn.ref)) external.push(insn.ref);
@@ -102,7 +101,7 @@ export function computeFeatures(
     }
     bytes.add(maskAddresses(insn, external));
     mnem.text(m);
-    mnem.text(insn.target !== undefined ? " a;" : ` ${operandKinds(ops)};`);
+    mnem.text(insn.target !== undefined ? " a;" : ` ${kinds};`);
   }
   const cfg = cfgShape(src.blocks, src.edges);
   return {
@@ -173,48 +172,53 @@ function zeroLittleEndian(bytes: Uint8Array, value: number, width: 4 | 8): boole
   return hit;
 }
 
-/** Operands split at top-level commas. */
-function splitOperands(operands: string): string[] {
-  if (!/[[({]/.test(operands)) {
-    const out: string[] = [];
-    for (const op of operands.split(",")) if (op.trim() !== "") out.push(op.trim());
-    return out;
-  }
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of operands) {
-    if (ch === "[" || ch === "(" || ch === "{") depth++;
-    if (ch === "]" || ch === ")" || ch === "}") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur.trim());
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur.trim() !== "") out.push(cur.trim());
-  return out;
-}
-
 const IMMEDIATE = /^[#$]?(-?(?:0x[0-9a-f]+|\d+))$/i;
 
-/** r(egister), m(emory) or i(mmediate) per operand: what syntax differences keep. */
-function operandKinds(ops: string[]): string {
-  return ops.map((op) => {
-    if (/[[(]/.test(op) || /\bptr\b/i.test(op)) return "m";
-    return IMMEDIATE.test(op) ? "i" : "r";
-  }).join("");
-}
-
-/** Immediate operand values (outside memory operands). */
-function immediates(ops: string[]): number[] {
-  const out: number[] = [];
-  for (const op of ops) {
-    const m = IMMEDIATE.exec(op);
-    if (!m) continue;
+/**
+ * One pass over an operand list, split at top-level commas: the kind of each operand —
+ * r(egister), m(emory) or i(mmediate), what syntax differences keep — and the immediates' values
+ * (outside memory operands). Runs once per instruction of every function, hence no regex for
+ * the common register operand.
+ */
+function scanOperands(operands: string): { kinds: string; imms: number[] } {
+  let kinds = "";
+  const imms: number[] = [];
+  let depth = 0;
+  let start = 0;
+  let memory = false;
+  const end = (at: number) => {
+    const op = operands.slice(start, at).trim();
+    if (op === "") return;
+    if (memory || /\bptr\b/i.test(op)) {
+      kinds += "m";
+      return;
+    }
+    const c = op.charCodeAt(0);
+    // #, $, -, or a digit: the only ways an immediate starts.
+    const m = c === 35 || c === 36 || c === 45 || (c >= 48 && c <= 57) ? IMMEDIATE.exec(op) : null;
+    if (!m) {
+      kinds += "r";
+      return;
+    }
+    kinds += "i";
     const v = Number(m[1]!.startsWith("-") ? -Number(m[1]!.slice(1)) : m[1]);
-    if (Number.isSafeInteger(v)) out.push(v);
+    if (Number.isSafeInteger(v)) imms.push(v);
+  };
+  for (let k = 0; k < operands.length; k++) {
+    const c = operands.charCodeAt(k);
+    if (c === 91 || c === 40) { // [ (
+      depth++;
+      memory = true;
+    } else if (c === 123) depth++; // {
+    else if (c === 93 || c === 41 || c === 125) depth--; // ] ) }
+    else if (c === 44 && depth === 0) { // ,
+      end(k);
+      start = k + 1;
+      memory = false;
+    }
   }
-  return out;
+  end(operands.length);
+  return { kinds, imms };
 }
 
 function cfgShape(
