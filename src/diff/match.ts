@@ -103,12 +103,29 @@ const TIE_KEYS: Round[] = [{ round: "bytes", key: BYTES }, {
   key: MNEMONICS,
 }];
 
-/** Matches the functions of `a` against those of `b`. */
+/** Matches the functions of `a` against those of `b`, in one go. */
 export function matchFunctions(
   a: readonly FunctionFeatures[],
   b: readonly FunctionFeatures[],
   options: MatchOptions = {},
 ): MatchResult {
+  const steps = matchSteps(a, b, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Matches the functions of `a` against those of `b`, pausing after each round: a caller that
+ * awaits between steps lets progress notifications out and a cancellation in while a large diff
+ * runs.
+ */
+export function* matchSteps(
+  a: readonly FunctionFeatures[],
+  b: readonly FunctionFeatures[],
+  options: MatchOptions = {},
+): Generator<void, MatchResult> {
   const minFuzzy = options.minFuzzy ?? 0.75;
   const s = new MatchState(a, b);
   const { partnerA, partnerB, graphA, graphB } = s;
@@ -138,11 +155,12 @@ export function matchFunctions(
     const before = s.matches.length;
     byUniqueKey(allA, allB, key, round, minSim);
     report(round, before);
+    yield;
   }
 
   // Propagation: the callers and callees of a matched pair are where their partners most likely
   // are; a key that is ambiguous across the binary is often unique among them.
-  const propagate = () => {
+  const propagate = function* () {
     const before = s.matches.length;
     while (s.pending.length > 0) {
       const m = s.pending.pop()!;
@@ -158,10 +176,11 @@ export function matchFunctions(
       }
     }
     report("call_graph", before);
+    yield;
   };
 
   /** Identical duplicates told apart by their matched callers and callees. */
-  const ties = () => {
+  const ties = function* () {
     const before = s.matches.length;
     for (const { round, key } of TIE_KEYS) {
       const left = groupBy(allA.filter((i) => partnerA[i] === -1), (i) => key(a[i]!));
@@ -172,18 +191,20 @@ export function matchFunctions(
       }
     }
     report("ties", before);
+    yield;
   };
 
   /** Call-graph position and address order, to a fixpoint with propagation. */
-  const structure = () => {
+  const structure = function* () {
     for (;;) {
       const before = s.matches.length;
-      ties();
-      propagate();
+      yield* ties();
+      yield* propagate();
       let n = s.matches.length;
       anchorRound(s, { round: "anchors", minScore: 0.72, margin: 0.1 });
       report("anchors", n);
-      propagate();
+      yield;
+      yield* propagate();
       n = s.matches.length;
       sequenceRound(s, {
         round: "sequence",
@@ -194,21 +215,23 @@ export function matchFunctions(
         maxLocalGap: 24,
       });
       report("sequence", n);
+      yield;
       if (s.matches.length === before) return;
     }
   };
 
-  propagate();
-  structure();
+  yield* propagate();
+  yield* structure();
   for (;;) {
     const before = s.matches.length;
     const freeA = allA.filter((i) => partnerA[i] === -1 && a[i]!.instructions >= 5);
     const freeB = allB.filter((j) => partnerB[j] === -1 && b[j]!.instructions >= 5);
     bestMutual(s, freeA, freeB, minFuzzy, "similarity");
     report("similarity", before);
+    yield;
     if (s.matches.length === before) break;
-    propagate();
-    structure();
+    yield* propagate();
+    yield* structure();
   }
 
   return {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fn } from "./_test_features.ts";
-import { matchFunctions } from "./match.ts";
+import { matchFunctions, matchSteps } from "./match.ts";
 
 Deno.test("matchFunctions() pairs equal names, then equal bytes wherever the code moved", () => {
   const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
@@ -56,4 +56,22 @@ Deno.test("matchFunctions() stops with the signal's reason", () => {
   const abort = new AbortController();
   abort.abort(new Error("stop"));
   assert.throws(() => matchFunctions([fn("x")], [fn("x")], { signal: abort.signal }), /stop/);
+});
+
+Deno.test("matchSteps() pauses once per round and ends with matchFunctions()'s result", () => {
+  const make = () => {
+    const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
+    const b = [fn("sub_9000", { bytes_hash: "X" }), fn("main")];
+    return [a, b] as const;
+  };
+  const rounds: string[] = [];
+  const steps = matchSteps(...make(), { onRound: (round) => rounds.push(round) });
+  let pauses = 0;
+  let step = steps.next();
+  for (; !step.done; step = steps.next()) {
+    pauses++;
+    assert.equal(rounds.length, pauses);
+  }
+  assert.ok(pauses > 8);
+  assert.deepEqual(step.value, matchFunctions(...make()));
 });
