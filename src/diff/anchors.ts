@@ -5,6 +5,7 @@
  * evidence across compilers and optimisation levels, where the bodies share little else.
  */
 import type { MatchState } from "./match_state.ts";
+import { MutualBest } from "./mutual.ts";
 import { similarity } from "./similarity.ts";
 
 /** Thresholds of {@link anchorRound}. */
@@ -15,6 +16,12 @@ export interface AnchorOptions {
   /** How far the best candidate must lead the runner-up on both sides. */
   margin: number;
 }
+
+/**
+ * The thresholds the matcher uses: at 0.72 anchor pairs were as precise as the exact rounds' on
+ * every pair of bench/diff.ts (lower scores traded precision for recall).
+ */
+export const ANCHOR_DEFAULTS: AnchorOptions = { round: "anchors", minScore: 0.72, margin: 0.1 };
 
 // A hub (an error routine with hundreds of callers) says little about which caller is which, and
 // listing all its callers as candidates of everything that calls it would be quadratic.
@@ -86,8 +93,7 @@ function degreeLikeness(s: MatchState, i: number, j: number): number {
  */
 export function anchorRound(s: MatchState, opts: AnchorOptions): number {
   const order = new AddressOrder(s);
-  const bestOfA = new Map<number, { j: number; s: number; second: number }>();
-  const bestOfB = new Map<number, { i: number; s: number; second: number }>();
+  const best = new MutualBest();
   for (let i = 0; i < s.a.length; i++) {
     if (s.partnerA[i] !== -1) continue;
     const between = order.between(i);
@@ -100,24 +106,10 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
       // candidate that keeps the address order between matched neighbours gets a bonus.
       const score = 0.45 * dice + 0.35 * similarity(fa, fb) + 0.2 * degreeLikeness(s, i, j) +
         (between(j) ? 0.2 : 0);
-      if (score < opts.minScore) continue;
-      const ba = bestOfA.get(i);
-      if (!ba || score > ba.s) bestOfA.set(i, { j, s: score, second: ba ? ba.s : 0 });
-      else if (score > ba.second) ba.second = score;
-      const bb = bestOfB.get(j);
-      if (!bb || score > bb.s) bestOfB.set(j, { i, s: score, second: bb ? bb.s : 0 });
-      else if (score > bb.second) bb.second = score;
+      if (score >= opts.minScore) best.offer(i, j, score);
     }
   }
-  let made = 0;
-  for (const [i, ba] of bestOfA) {
-    const bb = bestOfB.get(ba.j);
-    if (!bb || bb.i !== i) continue;
-    if (ba.s - ba.second < opts.margin || bb.s - bb.second < opts.margin) continue;
-    s.pair(i, ba.j, opts.round);
-    made++;
-  }
-  return made;
+  return best.pairInto(s, opts.margin, opts.round);
 }
 
 /**

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { AddressOrder, anchorRound, breakTie } from "./anchors.ts";
+import { AddressOrder, ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
 import { calls, fn } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
 
-const OPTS = { round: "anchors", minScore: 0.55, margin: 0.1 };
+const OPTS = ANCHOR_DEFAULTS;
 
 /** Pairs each `a[i]` with `b[i]` for the listed indices, as earlier rounds would have. */
 function matched(s: MatchState, ...is: number[]): void {

@@ -5,11 +5,11 @@
  * matched callers and callees tell them apart: ties are never guessed. Pure and synchronous; it
  * takes features, not databases.
  */
-import { anchorRound, breakTie } from "./anchors.ts";
+import { ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { groupBy, type Match, MatchState } from "./match_state.ts";
 import { bestMutual } from "./mutual.ts";
-import { sequenceRound } from "./sequence.ts";
+import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
 import { identical, similarity } from "./similarity.ts";
 
 export type { Match } from "./match_state.ts";
@@ -201,19 +201,12 @@ export function* matchSteps(
       yield* ties();
       yield* propagate();
       let n = s.matches.length;
-      anchorRound(s, { round: "anchors", minScore: 0.72, margin: 0.1 });
+      anchorRound(s, ANCHOR_DEFAULTS);
       report("anchors", n);
       yield;
       yield* propagate();
       n = s.matches.length;
-      sequenceRound(s, {
-        round: "sequence",
-        minSingle: 0.5,
-        minRun: 0.6,
-        maxGap: 8,
-        minLocal: 0.6,
-        maxLocalGap: 24,
-      });
+      sequenceRound(s, SEQUENCE_DEFAULTS);
       report("sequence", n);
       yield;
       if (s.matches.length === before) return;

@@ -34,30 +34,50 @@ export function bestMutual(
     }
     return lo;
   };
-  const bestOfA = new Map<number, { j: number; s: number; second: number }>();
-  const bestOfB = new Map<number, { i: number; s: number; second: number }>();
+  const best = new MutualBest();
   for (const i of freeA) {
     const n = a[i]!.instructions;
     for (let k = firstAtLeast(Math.ceil(n / 2)); k < freeB.length; k++) {
       const j = freeB[k]!;
       if (b[j]!.instructions > n * 2) break;
       const sim = similarity(a[i]!, b[j]!);
-      if (sim < min) continue;
-      const ba = bestOfA.get(i);
-      if (!ba || sim > ba.s) bestOfA.set(i, { j, s: sim, second: ba ? ba.s : 0 });
-      else if (sim > ba.second) ba.second = sim;
-      const bb = bestOfB.get(j);
-      if (!bb || sim > bb.s) bestOfB.set(j, { i, s: sim, second: bb ? bb.s : 0 });
-      else if (sim > bb.second) bb.second = sim;
+      if (sim >= min) best.offer(i, j, sim);
     }
   }
-  let made = 0;
-  for (const [i, ba] of bestOfA) {
-    const bb = bestOfB.get(ba.j);
-    // A tie, or a runner-up nearly as good on either side, leaves both unmatched.
-    if (!bb || bb.i !== i || ba.s - ba.second < margin || bb.s - bb.second < margin) continue;
-    s.pair(i, ba.j, round);
-    made++;
+  return best.pairInto(s, margin, round);
+}
+
+/**
+ * Each side's best-scoring candidate and runner-up score, from scored pairs offered one by one;
+ * then the pairs that chose each other by a margin.
+ */
+export class MutualBest {
+  readonly #ofA = new Map<number, { j: number; s: number; second: number }>();
+  readonly #ofB = new Map<number, { i: number; s: number; second: number }>();
+
+  /** Records `a[i]` ↔ `b[j]` scoring `score`. */
+  offer(i: number, j: number, score: number): void {
+    const ba = this.#ofA.get(i);
+    if (!ba || score > ba.s) this.#ofA.set(i, { j, s: score, second: ba ? ba.s : 0 });
+    else if (score > ba.second) ba.second = score;
+    const bb = this.#ofB.get(j);
+    if (!bb || score > bb.s) this.#ofB.set(j, { i, s: score, second: bb ? bb.s : 0 });
+    else if (score > bb.second) bb.second = score;
   }
-  return made;
+
+  /**
+   * Pairs in `s` each `i` and `j` that are each other's best by at least `margin` over the
+   * runner-up on both sides (a tie never is). Returns how many pairs it made.
+   */
+  pairInto(s: MatchState, margin: number, round: string): number {
+    let made = 0;
+    for (const [i, ba] of this.#ofA) {
+      const bb = this.#ofB.get(ba.j);
+      if (!bb || bb.i !== i || ba.s - ba.second < margin || bb.s - bb.second < margin) continue;
+      if (s.partnerA[i] !== -1 || s.partnerB[ba.j] !== -1) continue;
+      s.pair(i, ba.j, round);
+      made++;
+    }
+    return made;
+  }
 }

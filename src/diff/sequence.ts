@@ -23,6 +23,16 @@ export interface SequenceOptions {
   maxLocalGap: number;
 }
 
+/** The thresholds the matcher uses. */
+export const SEQUENCE_DEFAULTS: SequenceOptions = {
+  round: "sequence",
+  minSingle: 0.5,
+  minRun: 0.6,
+  maxGap: 8,
+  minLocal: 0.6,
+  maxLocalGap: 24,
+};
+
 /**
  * Fills gaps of equal length between consecutive matched pairs that are in the same order on
  * both sides. Returns how many pairs it made.

@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
 import { fn } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
-import { sequenceRound } from "./sequence.ts";
+import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
 
-const OPTS = {
-  round: "sequence",
-  minSingle: 0.5,
-  minRun: 0.6,
-  maxGap: 8,
-  minLocal: 0.6,
-  maxLocalGap: 24,
-};
+const OPTS = SEQUENCE_DEFAULTS;
 
 /** A changed copy of `f`'s body under another name (similar, not identical). */
 const changed = (name: string) => fn(name, { instructions: 11, histogram: [5, 6] });
