@@ -19,6 +19,8 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
+import type { FunctionFeatures } from "../src/diff/features.ts";
+import { matchFunctions } from "../src/diff/match.ts";
 import { startRemcp } from "../tests/_harness.ts";
 
 const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
@@ -268,15 +270,41 @@ async function timeOnly(client: Client, name: string, a: string, b: string) {
   const d = await callLong(client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
   const diffSeconds = (performance.now() - t1) / 1000;
   const mb = ((await Deno.stat(a)).size + (await Deno.stat(b)).size) / 2 / 1e6;
+  // The matcher alone on the same features, in this process: what the diff costs beyond reading
+  // features (the workers keep them, so this second read is mostly transport).
+  const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+  const t2 = performance.now();
+  const m = matchFunctions(fa!, fb!);
+  const matchSeconds = (performance.now() - t2) / 1000;
   console.log(
     `${name}\n  ${mb.toFixed(2)} MB each, functions ${
       (d.a as { functions: number }).functions
     } / ` +
       `${(d.b as { functions: number }).functions}, totals ${JSON.stringify(d.totals)}; diff ` +
       `${diffSeconds.toFixed(1)} s vs open+analysis ${openSeconds.toFixed(1)} s ` +
-      `(${(diffSeconds / openSeconds).toFixed(2)}×)`,
+      `(${(diffSeconds / openSeconds).toFixed(2)}×); matching alone ${matchSeconds.toFixed(1)} s (${
+        (matchSeconds / diffSeconds).toFixed(2)
+      }× the diff, ${m.matches.length} pairs)`,
   );
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
+}
+
+/** Every function_features row of database `id`, as the diff service reads them. */
+async function featuresOf(client: Client, id: string): Promise<FunctionFeatures[]> {
+  const out: FunctionFeatures[] = [];
+  let offset: number | undefined = 0;
+  while (offset !== undefined) {
+    const page = await callLong(client, "function_features", { database: id, offset, limit: 250 });
+    for (const f of page.items as Record<string, unknown>[]) {
+      out.push({
+        ...(f as unknown as FunctionFeatures),
+        start: Number(f.start),
+        callees: (f.callees as string[]).map(Number),
+      });
+    }
+    offset = page.next_offset as number | undefined;
+  }
+  return out;
 }
 
 if (import.meta.main) {
