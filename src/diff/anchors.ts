@@ -114,30 +114,17 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
 
 /**
  * Breaks a tie between functions that share a key on both sides (identical duplicates): `is[k]`
- * is paired with the one `js` whose matched callers and callees correspond to its own, when that
- * choice is unique both ways. Returns how many pairs it made.
+ * is paired with the one `js` whose matched callers and callees correspond best to its own, when
+ * each is the other's strictly best. Returns how many pairs it made.
  */
 export function breakTie(s: MatchState, is: number[], js: number[], round: string): number {
   const within = new Set(js);
-  const best = new Map<number, { j: number; dice: number; unique: boolean }>();
-  const chosenBy = new Map<number, number[]>();
+  const best = new MutualBest();
   for (const i of is) {
-    let top: { j: number; dice: number; unique: boolean } | undefined;
-    for (const [j, { dice }] of anchorCandidates(s, i, within)) {
-      if (!top || dice > top.dice) top = { j, dice, unique: true };
-      else if (dice === top.dice) top.unique = false;
-    }
-    if (!top?.unique) continue;
-    best.set(i, top);
-    chosenBy.set(top.j, [...(chosenBy.get(top.j) ?? []), i]);
+    for (const [j, { dice }] of anchorCandidates(s, i, within)) best.offer(i, j, dice);
   }
-  let made = 0;
-  for (const [i, { j }] of best) {
-    if (chosenBy.get(j)!.length !== 1 || s.partnerA[i] !== -1 || s.partnerB[j] !== -1) continue;
-    s.pair(i, j, round);
-    made++;
-  }
-  return made;
+  // Any lead will do, but it must be a lead on both sides: an equal runner-up is a tie.
+  return best.pairInto(s, Number.EPSILON, round);
 }
 
 /**
