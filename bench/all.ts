@@ -10,6 +10,8 @@ const BENCHES = [
   "execute",
   "startup",
   "daemon_load",
+  "http_relay",
+  "open_memory",
   "run_batch",
   "invoke_cost",
   "sandbox_hop",

@@ -80,7 +80,8 @@ export function render(
       for (const v of stmtDefs(s)) {
         if (
           s.k === "call" &&
-          (v.k !== "reg" || v.name !== d.cc.ret || !(uses.count.get(varKey(v)) ?? 0))
+          (v.k !== "reg" || (v.name !== d.cc.ret && v.name !== d.cc.floatRet) ||
+            !(uses.count.get(varKey(v)) ?? 0))
         ) continue;
         note(v);
       }
@@ -103,6 +104,7 @@ export function render(
     isArray: (v) => v.k === "slot" && arrays.has(varKey(v)),
     used: (v) => (uses.count.get(varKey(v)) ?? 0) > 0,
     retReg: d.cc.ret,
+    ...(d.cc.floatRet ? { floatRetReg: d.cc.floatRet } : {}),
   });
 
   const lines: Line[] = [];
@@ -119,8 +121,13 @@ export function render(
     const b = ir.blocks.get(id);
     if (!b) return;
     const t = b.term;
-    if (t.k === "ret") emit(t.value ? `return ${printer.expr(t.value, 2)};` : "return;", [t.at]);
-    else if (t.k === "tail") {
+    if (t.k === "ret" && t.value && d.floatReturn) {
+      // A float return value is of the declared float type, whatever the expression's.
+      const ty: CType = { size: d.floatReturn, kind: "float" };
+      emit(`return ${printer.exprAs(t.value, ty, 2)};`, [t.at]);
+    } else if (t.k === "ret") {
+      emit(t.value ? `return ${printer.expr(t.value, 2)};` : "return;", [t.at]);
+    } else if (t.k === "tail") {
       const call = `${printer.callee(t.target)}(${
         t.args.map((a) => printer.expr(a, 2)).join(", ")
       })`;
@@ -289,6 +296,7 @@ export function render(
 
 function returnType(d: Decompiled): string {
   if (d.prototype) return d.prototype.ret;
+  if (d.floatReturn) return typeName({ size: d.floatReturn, kind: "float" });
   for (const b of d.ir.blocks.values()) {
     if (b.term.k !== "ret" || !b.term.value) continue;
     const v = b.term.value;

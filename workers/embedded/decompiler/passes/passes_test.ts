@@ -21,6 +21,7 @@ import { leaveSsa } from "./outssa.ts";
 import { coalesce } from "./coalesce.ts";
 import { narrow } from "./narrow.ts";
 import { simplify } from "./simplify.ts";
+import { eliminateDeadCode } from "./dead.ts";
 
 const r = (name: string, size = 8): Reg => ({ k: "reg", name, size });
 const c = (v: number | bigint, size = 8) => constant(v, size);
@@ -184,4 +185,21 @@ Deno.test("simplify reads sub-register writes back, folds the cdq/idiv idiom, fl
   // Subtraction does not commute: 32 - n stays 32 - n.
   const rot = bin("sub", c(32, 1), r("rcx", 1));
   assert.deepEqual(simplify(rot), rot);
+});
+
+Deno.test("dead code removes a loop-carried value nothing outside the loop reads", () => {
+  // SUM, with rdx incremented in the loop and never read after it.
+  const base = SUM();
+  const body = base.blocks.get(2)!;
+  base.blocks.set(2, {
+    ...body,
+    stmts: [...body.stmts, set(r("rdx"), bin("add", r("rdx"), c(2)))],
+  });
+  const out = eliminateDeadCode(toSsa(normalize(base)));
+  const names = [...out.blocks.values()].flatMap((b) => [
+    ...b.phis.map((p) => p.dst),
+    ...b.stmts.flatMap((s) => s.k === "set" ? [s.dst] : []),
+  ]).map((v) => v.k === "reg" ? v.name : "");
+  assert.ok(!names.includes("rdx"), names.join(","));
+  assert.equal(runFunction(stateOf({ rdi: 4 }), out), 10n);
 });
