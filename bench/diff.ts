@@ -7,7 +7,7 @@
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
- * as .isra.0 ignored); precision is over matched pairs whose two sides both have a symbol,
+ * as .isra.0 ignored; for Lua 5.3 → 5.4, the functions 5.4 renamed count by their new name); precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
  * files as the reference; speed on two ~6 MB binaries is measured on Debian's GNU gold linkers
@@ -19,6 +19,8 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
+import type { FunctionFeatures } from "../src/diff/features.ts";
+import { matchFunctions } from "../src/diff/match.ts";
 import { startRemcp } from "../tests/_harness.ts";
 
 const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
@@ -156,7 +158,34 @@ async function openBoth(client: Client, a: string, b: string): Promise<string[]>
   return ids;
 }
 
-async function score(client: Client, pair: string, a: string, b: string): Promise<Scored> {
+/**
+ * Functions Lua 5.4 renamed from 5.3 (same role, same file; checked against both sources): a
+ * match between the two names is correct. ldump.c and lundump.c also went from DumpX/LoadX to
+ * dumpX/loadX.
+ */
+const LUA54_RENAMES = new Map([
+  ["typeerror", "luaL_typeerror"],
+  ["pack", "tpack"],
+  ["unpack", "tunpack"],
+  ["seterrorobj", "luaD_seterrorobj"],
+  ["index2addr", "index2value"],
+  ["lua_newuserdata", "lua_newuserdatauv"],
+  ["lua_getuservalue", "lua_getiuservalue"],
+  ["lua_setuservalue", "lua_setiuservalue"],
+  ["luaK_codeABC", "luaK_codeABCk"],
+  ["findlocal", "luaG_findlocal"],
+  ["LoadString", "loadStringN"],
+]);
+const lua54Name = (n: string) =>
+  LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());
+
+async function score(
+  client: Client,
+  pair: string,
+  a: string,
+  b: string,
+  rename: (name: string) => string = (n) => n,
+): Promise<Scored> {
   const t0 = performance.now();
   const ids = await openBoth(client, `${a}.stripped`, `${b}.stripped`);
   const openSeconds = (performance.now() - t0) / 1000;
@@ -181,7 +210,8 @@ async function score(client: Client, pair: string, a: string, b: string): Promis
     rows.push(...(page.items as Record<string, string>[]));
     next = page.next_offset as number | undefined;
   }
-  const [symA, symB] = await Promise.all([symbols(a), symbols(b)]);
+  const [symA0, symB] = await Promise.all([symbols(a), symbols(b)]);
+  const symA = new Map([...symA0].map(([at, n]) => [at, rename(n)]));
   const found = async (id: string) => {
     const starts = new Set<number>();
     let offset: number | undefined = 0;
@@ -240,15 +270,41 @@ async function timeOnly(client: Client, name: string, a: string, b: string) {
   const d = await callLong(client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
   const diffSeconds = (performance.now() - t1) / 1000;
   const mb = ((await Deno.stat(a)).size + (await Deno.stat(b)).size) / 2 / 1e6;
+  // The matcher alone on the same features, in this process: what the diff costs beyond reading
+  // features (the workers keep them, so this second read is mostly transport).
+  const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+  const t2 = performance.now();
+  const m = matchFunctions(fa!, fb!);
+  const matchSeconds = (performance.now() - t2) / 1000;
   console.log(
     `${name}\n  ${mb.toFixed(2)} MB each, functions ${
       (d.a as { functions: number }).functions
     } / ` +
       `${(d.b as { functions: number }).functions}, totals ${JSON.stringify(d.totals)}; diff ` +
       `${diffSeconds.toFixed(1)} s vs open+analysis ${openSeconds.toFixed(1)} s ` +
-      `(${(diffSeconds / openSeconds).toFixed(2)}×)`,
+      `(${(diffSeconds / openSeconds).toFixed(2)}×); matching alone ${matchSeconds.toFixed(1)} s (${
+        (matchSeconds / diffSeconds).toFixed(2)
+      }× the diff, ${m.matches.length} pairs)`,
   );
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
+}
+
+/** Every function_features row of database `id`, as the diff service reads them. */
+async function featuresOf(client: Client, id: string): Promise<FunctionFeatures[]> {
+  const out: FunctionFeatures[] = [];
+  let offset: number | undefined = 0;
+  while (offset !== undefined) {
+    const page = await callLong(client, "function_features", { database: id, offset, limit: 250 });
+    for (const f of page.items as Record<string, unknown>[]) {
+      out.push({
+        ...(f as unknown as FunctionFeatures),
+        start: Number(f.start),
+        callees: (f.callees as string[]).map(Number),
+      });
+    }
+    offset = page.next_offset as number | undefined;
+  }
+  return out;
 }
 
 if (import.meta.main) {
@@ -258,6 +314,8 @@ if (import.meta.main) {
     name: string;
     a: () => Promise<string | undefined>;
     b: () => Promise<string | undefined>;
+    /** Maps a's symbol names to b's where the new version renamed functions. */
+    rename?: (name: string) => string;
   };
   const pairs: Pair[] = [];
   const lua = (tag: string, dir: string | undefined, cc: string, opt: string) => () =>
@@ -278,6 +336,7 @@ if (import.meta.main) {
       name: "version: lua 5.3.6 → 5.4.4 (gcc -O2)",
       a: lua("lua536", src.lua536, "gcc", "-O2"),
       b: lua("lua544", src.lua544, "gcc", "-O2"),
+      rename: lua54Name,
     },
     {
       name: "lua 5.4.4 gcc -O2 → -O3",
@@ -307,7 +366,7 @@ if (import.meta.main) {
         console.log(`${p.name}: not built (missing sources or compiler; see the errors above)`);
         continue;
       }
-      const r = await score(h.client, p.name, a, b);
+      const r = await score(h.client, p.name, a, b, p.rename);
       console.log(
         `${r.pair}\n  ${r.mb.toFixed(2)} MB each, truth ${r.truth}, matched ${r.matched}, ` +
           `judged ${r.judged}, correct ${r.correct}: precision ${r.precision.toFixed(3)}, ` +

@@ -38,8 +38,11 @@ export const diffDatabasesSpec = defineTool({
     "backends.\n" +
     "Rounds run from the most certain to the least: non-default names, masked instruction " +
     "bytes, mnemonic sequence, strings, mnemonic multiset + CFG, imports + CFG, constants, CFG " +
-    "shape, then callers/callees of matched pairs and similarity, until nothing new matches; a " +
-    "tie is never guessed. Paged (offset/limit, default 50); filter is a regex over either " +
+    "shape, then callers/callees of matched pairs, position in the call graph (matched callers " +
+    "and callees in common), address order between matched pairs and similarity, until nothing " +
+    "new matches; a tie is never guessed (identical duplicates are told apart only by their " +
+    "matched callers and callees, or their places between matched pairs). Paged " +
+    "(offset/limit, default 50); filter is a regex over either " +
     "name. Results are cached until either database's annotations change. Follow up with " +
     "diff_function on a changed pair, or port_annotations.",
   input: z.strictObject({

@@ -50,10 +50,14 @@ export interface FunctionFeatures {
   mnem_hash: string;
   /** Hash of the multiset of mnemonics (order-free: survives instruction scheduling). */
   mnem_set_hash: string;
-  /** Small-primes product over the blocks' (in-degree, out-degree) classes, with the counts. */
+  /**
+   * Blocks, edges, back edges and a hash of how many blocks fall in each (in-degree, out-degree)
+   * class: the small-primes product's information, exactly.
+   */
   cfg_sig: string;
   /** Mnemonics counted into {@link HISTOGRAM_BUCKETS} buckets, for fuzzy similarity. */
   histogram: number[];
+  /** Sorted, without repeats (as are imports and constants: similarity merges them). */
   strings: string[];
   imports: string[];
   /** Immediate values that are not addresses, sorted. */
@@ -66,9 +70,7 @@ export interface FunctionFeatures {
 export const HISTOGRAM_BUCKETS = 32;
 const MAX_LIST = 32;
 const MAX_STRING = 80;
-// Small primes, one per (in-degree, out-degree) class of a block (each capped at 3).
-const PRIMES = [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n, 41n, 43n, 47n, 53n];
-const MASK64 = (1n << 64n) - 1n;
+const encoder = new TextEncoder();
 
 /** Reduces what a backend listed about a function to its features. */
 export function computeFeatures(
@@ -86,8 +88,7 @@ export function computeFeatures(
     const m = insn.mnemonic.toLowerCase();
     mnemonics.push(m);
     histogram[bucketOf(m)]! += 1;
-    const ops = splitOperands(insn.operands);
-    const imms = immediates(ops);
+    const { kinds, imms } = scanOperands(insn.operands);
     const external: number[] = [];
     if (outside(insn.target)) external.push(insn.target);
     if (outside(insn.ref)) external.push(insn.ref);
@@ -100,7 +101,7 @@ export function computeFeatures(
     }
     bytes.add(maskAddresses(insn, external));
     mnem.text(m);
-    mnem.text(insn.target !== undefined ? " a;" : ` ${operandKinds(ops)};`);
+    mnem.text(insn.target !== undefined ? " a;" : ` ${kinds};`);
   }
   const cfg = cfgShape(src.blocks, src.edges);
   return {
@@ -140,7 +141,7 @@ export function maskAddresses(insn: FeatureInsn, external: number[]): Uint8Array
     }
   }
   if (found) return out;
-  return new TextEncoder().encode(`${out.length}:${insn.mnemonic.toLowerCase()}`);
+  return encoder.encode(`${out.length}:${insn.mnemonic.toLowerCase()}`);
 }
 
 /** A mnemonic's histogram bucket (a string hash; cheap, and the same on every backend). */
@@ -171,70 +172,86 @@ function zeroLittleEndian(bytes: Uint8Array, value: number, width: 4 | 8): boole
   return hit;
 }
 
-/** Operands split at top-level commas. */
-function splitOperands(operands: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of operands) {
-    if (ch === "[" || ch === "(" || ch === "{") depth++;
-    if (ch === "]" || ch === ")" || ch === "}") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur.trim());
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur.trim() !== "") out.push(cur.trim());
-  return out;
-}
-
 const IMMEDIATE = /^[#$]?(-?(?:0x[0-9a-f]+|\d+))$/i;
 
-/** r(egister), m(emory) or i(mmediate) per operand: what syntax differences keep. */
-function operandKinds(ops: string[]): string {
-  return ops.map((op) => {
-    if (/[[(]/.test(op) || /\bptr\b/i.test(op)) return "m";
-    return IMMEDIATE.test(op) ? "i" : "r";
-  }).join("");
-}
-
-/** Immediate operand values (outside memory operands). */
-function immediates(ops: string[]): number[] {
-  const out: number[] = [];
-  for (const op of ops) {
-    const m = IMMEDIATE.exec(op);
-    if (!m) continue;
+/**
+ * One pass over an operand list, split at top-level commas: the kind of each operand —
+ * r(egister), m(emory) or i(mmediate), what syntax differences keep — and the immediates' values
+ * (outside memory operands). Runs once per instruction of every function, hence no regex for
+ * the common register operand.
+ */
+function scanOperands(operands: string): { kinds: string; imms: number[] } {
+  let kinds = "";
+  const imms: number[] = [];
+  let depth = 0;
+  let start = 0;
+  let memory = false;
+  const end = (at: number) => {
+    const op = operands.slice(start, at).trim();
+    if (op === "") return;
+    if (memory || /\bptr\b/i.test(op)) {
+      kinds += "m";
+      return;
+    }
+    const c = op.charCodeAt(0);
+    // #, $, -, or a digit: the only ways an immediate starts.
+    const m = c === 35 || c === 36 || c === 45 || (c >= 48 && c <= 57) ? IMMEDIATE.exec(op) : null;
+    if (!m) {
+      kinds += "r";
+      return;
+    }
+    kinds += "i";
     const v = Number(m[1]!.startsWith("-") ? -Number(m[1]!.slice(1)) : m[1]);
-    if (Number.isSafeInteger(v)) out.push(v);
+    if (Number.isSafeInteger(v)) imms.push(v);
+  };
+  for (let k = 0; k < operands.length; k++) {
+    const c = operands.charCodeAt(k);
+    if (c === 91 || c === 40) { // [ (
+      depth++;
+      memory = true;
+    } else if (c === 123) depth++; // {
+    else if (c === 93 || c === 41 || c === 125) depth--; // ] ) }
+    else if (c === 44 && depth === 0) { // ,
+      end(k);
+      start = k + 1;
+      memory = false;
+    }
   }
-  return out;
+  end(operands.length);
+  return { kinds, imms };
 }
 
 function cfgShape(
   blocks: { start: number; end: number }[],
   edges: { from: number; to: number }[],
 ): { edges: number; loops: number; signature: string } {
-  const inDeg = new Map<number, number>();
-  const outDeg = new Map<number, number>();
-  const starts = new Set(blocks.map((b) => b.start));
-  const seen = new Set<string>();
+  const index = new Map<number, number>();
+  blocks.forEach((b, k) => index.set(b.start, k));
+  const inDeg = new Uint32Array(blocks.length);
+  const outDeg = new Uint32Array(blocks.length);
+  const seen = new Set<number>();
   let loops = 0;
   for (const e of edges) {
-    const key = `${e.from}>${e.to}`;
-    if (!starts.has(e.from) || !starts.has(e.to) || seen.has(key)) continue;
+    const from = index.get(e.from);
+    const to = index.get(e.to);
+    if (from === undefined || to === undefined) continue;
+    const key = from * blocks.length + to;
+    if (seen.has(key)) continue;
     seen.add(key);
-    outDeg.set(e.from, (outDeg.get(e.from) ?? 0) + 1);
-    inDeg.set(e.to, (inDeg.get(e.to) ?? 0) + 1);
+    outDeg[from]! += 1;
+    inDeg[to]! += 1;
     if (e.to <= e.from) loops++;
   }
-  let product = 1n;
-  for (const b of blocks) {
-    const cls = Math.min(inDeg.get(b.start) ?? 0, 3) * 4 + Math.min(outDeg.get(b.start) ?? 0, 3);
-    product = (product * PRIMES[cls]!) & MASK64;
+  // The product over blocks of a small prime per (in-degree, out-degree) class, each degree
+  // capped at 3. Kept as the count of blocks in each class: the same multiset as the product,
+  // exact at any size, and without BigInt arithmetic per block.
+  const classes = new Array<number>(16).fill(0);
+  for (let k = 0; k < blocks.length; k++) {
+    classes[Math.min(inDeg[k]!, 3) * 4 + Math.min(outDeg[k]!, 3)]! += 1;
   }
   return {
     edges: seen.size,
     loops,
-    signature: `${blocks.length}.${seen.size}.${loops}.${product.toString(16)}`,
+    signature: `${blocks.length}.${seen.size}.${loops}.${hashText(classes.join(","))}`,
   };
 }

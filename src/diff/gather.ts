@@ -91,7 +91,8 @@ async function gatherBulk(
   const out: FunctionFeatures[] = [];
   let offset = 0;
   for (;;) {
-    const page = await call("function_features", { offset, limit: 400 });
+    // About 300 items fill the default 128 KB output cap; a page under it is never cut and re-serialised.
+    const page = await call("function_features", { offset, limit: 250 });
     for (const f of items(page)) {
       out.push({
         ...(f as unknown as FunctionFeatures),

@@ -1,31 +1,6 @@
 import assert from "node:assert/strict";
-import type { FunctionFeatures } from "./features.ts";
-import { matchFunctions } from "./match.ts";
-
-let next = 0x1000;
-function fn(name: string, over: Partial<FunctionFeatures> = {}): FunctionFeatures {
-  const start = next;
-  next += 0x100;
-  return {
-    name,
-    start,
-    size: 40,
-    instructions: 10,
-    blocks: 3,
-    edges: 3,
-    loops: 0,
-    bytes_hash: `bytes-${name}`,
-    mnem_hash: `mnem-${name}`,
-    mnem_set_hash: `set-${name}`,
-    cfg_sig: "3.3.0.1e",
-    histogram: [5, 5],
-    strings: [],
-    imports: [],
-    constants: [],
-    callees: [],
-    ...over,
-  };
-}
+import { fn } from "./_test_features.ts";
+import { matchFunctions, matchSteps } from "./match.ts";
 
 Deno.test("matchFunctions() pairs equal names, then equal bytes wherever the code moved", () => {
   const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
@@ -81,4 +56,22 @@ Deno.test("matchFunctions() stops with the signal's reason", () => {
   const abort = new AbortController();
   abort.abort(new Error("stop"));
   assert.throws(() => matchFunctions([fn("x")], [fn("x")], { signal: abort.signal }), /stop/);
+});
+
+Deno.test("matchSteps() pauses once per round and ends with matchFunctions()'s result", () => {
+  const make = () => {
+    const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
+    const b = [fn("sub_9000", { bytes_hash: "X" }), fn("main")];
+    return [a, b] as const;
+  };
+  const rounds: string[] = [];
+  const steps = matchSteps(...make(), { onRound: (round) => rounds.push(round) });
+  let pauses = 0;
+  let step = steps.next();
+  for (; !step.done; step = steps.next()) {
+    pauses++;
+    assert.equal(rounds.length, pauses);
+  }
+  assert.ok(pauses > 8);
+  assert.deepEqual(step.value, matchFunctions(...make()));
 });

@@ -14,7 +14,7 @@ import {
   stampOf,
   type ToolCaller,
 } from "./gather.ts";
-import { matchFunctions, type MatchResult } from "./match.ts";
+import { type MatchResult, matchSteps } from "./match.ts";
 
 /** One side of a diff. */
 export interface Side {
@@ -103,11 +103,20 @@ export class DiffService {
     ]);
     let result: MatchResult;
     try {
-      result = matchFunctions(fa, fb, {
+      const steps = matchSteps(fa, fb, {
         signal: ctx.signal,
         onRound: (round, matched) =>
           ctx.progress(doneA + doneB, totalA + totalB, `matching: ${round}, ${matched} matched`),
       });
+      for (;;) {
+        const step = steps.next();
+        if (step.done) {
+          result = step.value;
+          break;
+        }
+        // A macrotask turn between rounds: progress goes out and a cancellation gets in.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
     } catch (err) {
       if (ctx.signal.aborted) throw cancelled();
       throw err;

@@ -15,7 +15,9 @@ export const FeatureItem = z.object({
   bytes_hash: z.string().describe("Instruction bytes with addresses masked"),
   mnem_hash: z.string().describe("Mnemonic and operand-kind sequence"),
   mnem_set_hash: z.string().describe("Mnemonic multiset (order-free)"),
-  cfg_sig: z.string().describe("blocks.edges.loops.small-primes product of block degrees"),
+  cfg_sig: z.string().describe(
+    "blocks.edges.loops.hash of the block counts per (in, out)-degree class (a small-primes product, exactly)",
+  ),
   histogram: z.array(z.number()),
   strings: z.array(z.string()),
   imports: z.array(z.string()),

@@ -1,0 +1,177 @@
+/**
+ * Matching by position in the call graph: an unmatched function whose matched callers and
+ * callees are the partners of another unmatched function's matched callers and callees is most
+ * likely that function, however differently the compiler laid out its body. The strongest
+ * evidence across compilers and optimisation levels, where the bodies share little else.
+ */
+import type { MatchState } from "./match_state.ts";
+import { MutualBest } from "./mutual.ts";
+import { similarity } from "./similarity.ts";
+
+/** Thresholds of {@link anchorRound}. */
+export interface AnchorOptions {
+  round: string;
+  /** Least combined score (anchor overlap and similarity) for a pair. */
+  minScore: number;
+  /** How far the best candidate must lead the runner-up on both sides. */
+  margin: number;
+}
+
+/**
+ * The thresholds the matcher uses: at 0.72 anchor pairs were as precise as the exact rounds' on
+ * every pair of bench/diff.ts (lower scores traded precision for recall).
+ */
+export const ANCHOR_DEFAULTS: AnchorOptions = { round: "anchors", minScore: 0.72, margin: 0.1 };
+
+// A hub (an error routine with hundreds of callers) says little about which caller is which, and
+// listing all its callers as candidates of everything that calls it would be quadratic.
+const MAX_FANOUT = 64;
+
+/** The partners in `b` of the matched callers and callees of `a[i]`. */
+function anchorsOfA(s: MatchState, i: number): { callers: Set<number>; callees: Set<number> } {
+  const callers = new Set<number>();
+  const callees = new Set<number>();
+  for (const k of s.graphA.callers[i]!) if (s.partnerA[k] !== -1) callers.add(s.partnerA[k]!);
+  for (const k of s.graphA.callees[i]!) if (s.partnerA[k] !== -1) callees.add(s.partnerA[k]!);
+  return { callers, callees };
+}
+
+/** How many of `b[j]`'s callers and callees are matched. */
+function matchedNeighboursB(s: MatchState, j: number): number {
+  let n = 0;
+  for (const k of s.graphB.callers[j]!) if (s.partnerB[k] !== -1) n++;
+  for (const k of s.graphB.callees[j]!) if (s.partnerB[k] !== -1) n++;
+  return n;
+}
+
+/**
+ * Anchor overlap of `a[i]` with each unmatched candidate in `b` that shares a matched neighbour:
+ * the number of shared anchors and their Dice coefficient.
+ */
+export function anchorCandidates(
+  s: MatchState,
+  i: number,
+  only?: ReadonlySet<number>,
+): Map<number, { common: number; dice: number }> {
+  const { callers, callees } = anchorsOfA(s, i);
+  const n = callers.size + callees.size;
+  const common = new Map<number, number>();
+  const count = (j: number) => {
+    if (s.partnerB[j] !== -1 || (only && !only.has(j))) return;
+    common.set(j, (common.get(j) ?? 0) + 1);
+  };
+  // A candidate calls the partners of a's callees and is called by the partners of a's callers.
+  for (const p of callees) {
+    const js = s.graphB.callers[p]!;
+    if (js.length <= MAX_FANOUT || only) { for (const j of js) count(j); }
+  }
+  for (const p of callers) {
+    const js = s.graphB.callees[p]!;
+    if (js.length <= MAX_FANOUT || only) { for (const j of js) count(j); }
+  }
+  const out = new Map<number, { common: number; dice: number }>();
+  for (const [j, c] of common) {
+    out.set(j, { common: c, dice: (2 * c) / (n + matchedNeighboursB(s, j)) });
+  }
+  return out;
+}
+
+/**
+ * How alike the numbers of callers and callees of `a[i]` and `b[j]` are: a function that lost
+ * its only caller to inlining (or gained callees by absorbing one) reads as unlike.
+ */
+function degreeLikeness(s: MatchState, i: number, j: number): number {
+  const r = (x: number, y: number) => (Math.min(x, y) + 1) / (Math.max(x, y) + 1);
+  return r(s.graphA.callers[i]!.length, s.graphB.callers[j]!.length) *
+    r(s.graphA.callees[i]!.length, s.graphB.callees[j]!.length);
+}
+
+/**
+ * One pass of call-graph position matching over the unmatched functions of `a`: each pair is
+ * scored by anchor overlap and similarity; a pair is made when each side is the other's best
+ * candidate by a clear margin. Returns how many pairs it made.
+ */
+export function anchorRound(s: MatchState, opts: AnchorOptions): number {
+  const order = new AddressOrder(s);
+  const best = new MutualBest();
+  for (let i = 0; i < s.a.length; i++) {
+    if (s.partnerA[i] !== -1) continue;
+    const between = order.between(i);
+    for (const [j, { common, dice }] of anchorCandidates(s, i)) {
+      const fa = s.a[i]!;
+      const fb = s.b[j]!;
+      // One shared anchor between two tiny functions is a coincidence more often than not.
+      if (common < 2 && Math.min(fa.instructions, fb.instructions) < 10) continue;
+      // Anchors weigh most; similarity and caller/callee counts tell neighbours apart, and a
+      // candidate that keeps the address order between matched neighbours gets a bonus.
+      const score = 0.45 * dice + 0.35 * similarity(fa, fb) + 0.2 * degreeLikeness(s, i, j) +
+        (between(j) ? 0.2 : 0);
+      if (score >= opts.minScore) best.offer(i, j, score);
+    }
+  }
+  return best.pairInto(s, opts.margin, opts.round);
+}
+
+/**
+ * Breaks a tie between functions that share a key on both sides (identical duplicates): `is[k]`
+ * is paired with the one `js` whose matched callers and callees correspond best to its own, when
+ * each is the other's strictly best. Returns how many pairs it made.
+ */
+export function breakTie(s: MatchState, is: number[], js: number[], round: string): number {
+  const within = new Set(js);
+  const best = new MutualBest();
+  for (const i of is) {
+    for (const [j, { dice }] of anchorCandidates(s, i, within)) best.offer(i, j, dice);
+  }
+  // Any lead will do, but it must be a lead on both sides: an equal runner-up is a tie.
+  return best.pairInto(s, Number.EPSILON, round);
+}
+
+/**
+ * Where each function sits in address order, to tell whether a pair keeps the order. A snapshot:
+ * built in linear time when a round starts, it does not see pairs made after that.
+ */
+export class AddressOrder {
+  readonly #rankA: Int32Array;
+  readonly #rankB: Int32Array;
+  /** By rank in a: the rank in b of the partner of the nearest matched function before / after. */
+  readonly #lo: Int32Array;
+  readonly #hi: Int32Array;
+
+  constructor(s: MatchState) {
+    const orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
+    this.#rankA = ranks(orderA);
+    this.#rankB = ranks([...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start));
+    const n = orderA.length;
+    this.#lo = new Int32Array(n);
+    this.#hi = new Int32Array(n);
+    let last = -1;
+    for (let r = 0; r < n; r++) {
+      this.#lo[r] = last;
+      const p = s.partnerA[orderA[r]!]!;
+      if (p !== -1) last = this.#rankB[p]!;
+    }
+    last = s.b.length;
+    for (let r = n - 1; r >= 0; r--) {
+      this.#hi[r] = last;
+      const p = s.partnerA[orderA[r]!]!;
+      if (p !== -1) last = this.#rankB[p]!;
+    }
+  }
+
+  /**
+   * A test of whether `b[j]` lies between the partners of the nearest matched functions before
+   * and after `a[i]` (either end open when there is none).
+   */
+  between(i: number): (j: number) => boolean {
+    const lo = this.#lo[this.#rankA[i]!]!;
+    const hi = this.#hi[this.#rankA[i]!]!;
+    return (j) => this.#rankB[j]! > lo && this.#rankB[j]! < hi;
+  }
+}
+
+function ranks(order: number[]): Int32Array {
+  const out = new Int32Array(order.length);
+  order.forEach((x, r) => out[x] = r);
+  return out;
+}

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { AddressOrder, ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
+import { calls, fn } from "./_test_features.ts";
+import { MatchState } from "./match_state.ts";
+
+const OPTS = ANCHOR_DEFAULTS;
+
+/** Pairs each `a[i]` with `b[i]` for the listed indices, as earlier rounds would have. */
+function matched(s: MatchState, ...is: number[]): void {
+  for (const i of is) s.pair(i, i, "given");
+}
+
+Deno.test("anchorRound() pairs a rewritten function whose matched caller and callees correspond", () => {
+  // Same place in both call graphs (main → x → two leaves), nothing else in common: another
+  // compiler's body, 40 instructions against 25.
+  const a = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_x", { instructions: 40 })];
+  const b = [
+    fn("main"),
+    fn("leaf1"),
+    fn("leaf2"),
+    fn("sub_y", { instructions: 25, histogram: [9, 2] }),
+    fn("sub_lonely", { instructions: 25, histogram: [9, 2] }),
+  ];
+  calls(a[0]!, a[3]!);
+  calls(a[3]!, a[1]!, a[2]!);
+  calls(b[0]!, b[3]!);
+  calls(b[3]!, b[1]!, b[2]!);
+  const s = new MatchState(a, b);
+  matched(s, 0, 1, 2);
+  assert.equal(anchorRound(s, OPTS), 1);
+  assert.equal(s.partnerA[3], 3);
+  assert.equal(s.partnerB[4], -1);
+  assert.equal(s.matches.at(-1)!.round, "anchors");
+});
+
+Deno.test("anchorRound() leaves two equally placed candidates unmatched", () => {
+  // main calls x in a, and two look-alikes in b: which one is x's is a guess.
+  const a = [fn("main"), fn("leaf"), fn("sub_x", { instructions: 40 })];
+  const b = [fn("main"), fn("leaf"), fn("sub_y1"), fn("sub_y2")];
+  calls(a[0]!, a[2]!);
+  calls(a[2]!, a[1]!);
+  calls(b[0]!, b[2]!, b[3]!);
+  calls(b[2]!, b[1]!);
+  calls(b[3]!, b[1]!);
+  const s = new MatchState(a, b);
+  matched(s, 0, 1);
+  assert.equal(anchorRound(s, OPTS), 0);
+  assert.equal(s.partnerA[2], -1);
+});
+
+Deno.test("anchorRound() needs two anchors between tiny functions", () => {
+  const a = [fn("main"), fn("sub_x", { instructions: 3 })];
+  const b = [fn("main"), fn("sub_y", { instructions: 3 })];
+  calls(a[0]!, a[1]!);
+  calls(b[0]!, b[1]!);
+  const s = new MatchState(a, b);
+  matched(s, 0);
+  assert.equal(anchorRound(s, OPTS), 0);
+});
+
+Deno.test("breakTie() tells identical duplicates apart by their matched callers", () => {
+  const twin = { bytes_hash: "T", mnem_hash: "M", mnem_set_hash: "S" };
+  const a = [fn("c1"), fn("c2"), fn("sub_t1", twin), fn("sub_t2", twin)];
+  const b = [fn("c1"), fn("c2"), fn("sub_u1", twin), fn("sub_u2", twin)];
+  calls(a[0]!, a[2]!);
+  calls(a[1]!, a[3]!);
+  // Laid out the other way round in b.
+  calls(b[0]!, b[3]!);
+  calls(b[1]!, b[2]!);
+  const s = new MatchState(a, b);
+  matched(s, 0, 1);
+  assert.equal(breakTie(s, [2, 3], [2, 3], "ties:bytes"), 2);
+  assert.equal(s.partnerA[2], 3);
+  assert.equal(s.partnerA[3], 2);
+});
+
+Deno.test("breakTie() leaves duplicates with the same callers unmatched", () => {
+  const twin = { bytes_hash: "T", mnem_hash: "M", mnem_set_hash: "S" };
+  const a = [fn("c"), fn("sub_t1", twin), fn("sub_t2", twin)];
+  const b = [fn("c"), fn("sub_u1", twin), fn("sub_u2", twin)];
+  calls(a[0]!, a[1]!, a[2]!);
+  calls(b[0]!, b[1]!, b[2]!);
+  const s = new MatchState(a, b);
+  matched(s, 0);
+  assert.equal(breakTie(s, [1, 2], [1, 2], "ties:bytes"), 0);
+});
+
+Deno.test("AddressOrder.between() bounds a function by its matched neighbours' partners", () => {
+  const a = [fn("first"), fn("sub_x"), fn("last"), fn("sub_tail")];
+  const b = [fn("first"), fn("sub_y"), fn("last"), fn("sub_z")];
+  const s = new MatchState(a, b);
+  matched(s, 0, 2);
+  const order = new AddressOrder(s);
+  assert.deepEqual([0, 1, 2, 3].map(order.between(1)), [false, true, false, false]);
+  // After the last matched pair the upper end is open.
+  assert.deepEqual([0, 1, 2, 3].map(order.between(3)), [false, false, false, true]);
+});
