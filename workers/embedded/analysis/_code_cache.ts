@@ -56,7 +56,11 @@ export class CodeCache {
     if (bytes.length === 0) return undefined;
     const insns = decoder.decode(bytes, addr, { stopAtFlowEnd: true });
     this.decoded += insns.length;
+    // On ARM a run must not cross into code of the other mode (A32 crt code between Thumb
+    // functions): what it decoded there would shadow the right decoding.
+    const mode = this.#thumbDecoder === undefined ? undefined : decoder;
     for (const insn of insns) {
+      if (mode !== undefined && this.decoderFor(insn.address) !== mode) break;
       // Keep the first decoding of an address: a later run may start mid-instruction and
       // must not replace what an earlier, aligned run saw.
       if (!this.#insns.has(insn.address)) this.#insns.set(insn.address, insn);

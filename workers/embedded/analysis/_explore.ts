@@ -16,6 +16,8 @@ export interface SwitchTable {
    * looked like code, so exploration keeps only the leading ones inside the function.
    */
   bounded?: boolean;
+  /** Bytes of the table that lie inside code (ARM `tbb`/`tbh`, PowerPC): data, not instructions. */
+  inlineBytes?: number;
 }
 
 /** What exploration needs to know about the rest of the program. */
@@ -35,6 +37,11 @@ export interface ExploreContext {
   takesAddress(insn: Insn): boolean;
   /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
   immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
+  /**
+   * The end of the section holding `addr` (Infinity when unknown): code does not fall through
+   * from one section into the next (a RISC-V PLT stub's `jalr t1` into `.text`).
+   */
+  sectionEnd?: ((addr: number) => number) | undefined;
   /** Where the alignment padding starting at an address ends (the address itself if none). */
   paddingEnd?: ((addr: number) => number) | undefined;
   /** Throws when the analysis budget is used up; called every few thousand instructions. */
@@ -43,6 +50,8 @@ export interface ExploreContext {
   delaySlots: boolean;
   /** PowerPC64 ELFv2: a call to `f + 8` is a call to `f`'s local entry. */
   localEntryOffset: number;
+  /** PowerPC64 ELFv2: whether `addr` sets up the TOC pointer (`addis r2, r12; addi r2, r2`). */
+  isGlobalEntry?: ((addr: number) => boolean) | undefined;
 }
 
 /** An edge by the address of the instruction that branches. */
@@ -67,6 +76,8 @@ export interface Trace {
   codePointers: number[];
   /** Code addresses read as data (ARM literal pools): not instructions. */
   dataInCode: number[];
+  /** Jump tables inside code: data, not instructions. */
+  inlineTables: { start: number; size: number }[];
   mayReturn: boolean;
   /** Instructions that failed to decode were reached. */
   bad: boolean;
@@ -92,6 +103,7 @@ export function explore(
     calls: [],
     codePointers: [],
     dataInCode: [],
+    inlineTables: [],
     mayReturn: false,
     bad: false,
     switches: 0,
@@ -119,10 +131,37 @@ export function explore(
       }
     };
 
+  /** Resolves the switch at an indirect jump and queues its cases; false when unresolved. */
+  const addCases = (addr: number, last: number): boolean => {
+    const sw = ctx.resolveSwitch(trace.insns.get(addr)!, before(addr));
+    if (sw === undefined) return false;
+    trace.switches++;
+    if (sw.inlineBytes !== undefined) {
+      trace.inlineTables.push({ start: sw.table, size: sw.inlineBytes });
+    }
+    let targets = sw.targets;
+    if (sw.bounded === false) {
+      const n = targets.findIndex((to) => !inRange(to) || ctx.isFunctionStart(to));
+      if (n >= 0) targets = targets.slice(0, n);
+    }
+    targets.forEach((to, i) => {
+      trace.edges.push({ from: addr, to, kind: "case", value: i });
+      trace.leaders.add(to);
+      if (!prevOf.has(to)) prevOf.set(to, last);
+      stack.push(to);
+    });
+    return true;
+  };
+
   while (stack.length > 0) {
     let addr = stack.pop()!;
     let prev: number | undefined;
+    const sectionEnd = ctx.sectionEnd?.(addr) ?? Infinity;
     while (true) {
+      if (addr >= sectionEnd) {
+        if (prev !== undefined) trace.enders.add(prev);
+        break;
+      }
       if (trace.insns.has(addr)) break;
       // One function can be huge (a bogus extent over megabytes of zeros): stay in budget.
       if ((trace.insns.size & 4095) === 4095) ctx.checkBudget?.();
@@ -177,7 +216,7 @@ export function explore(
           if (to === after && insn.flow === "call") break; // call next; pop: PC thunk idiom
           if (ctx.localEntryOffset > 0 && !ctx.isFunctionStart(to)) {
             const global = to - ctx.localEntryOffset;
-            if (ctx.isFunctionStart(global)) to = global;
+            if (ctx.isFunctionStart(global) || ctx.isGlobalEntry?.(global) === true) to = global;
           }
           trace.calls.push({ from: addr, to });
           if (ctx.isNoReturn(to)) {
@@ -192,6 +231,8 @@ export function explore(
             trace.leaders.add(after);
             trace.enders.add(last);
             trace.edges.push({ from: addr, to: after, kind: "false" });
+            // A conditional write to PC (A32 `addls pc, pc, r0, lsl #2`) can be a switch.
+            addCases(addr, last);
             break;
           }
           trace.enders.add(last);
@@ -242,23 +283,7 @@ export function explore(
             if (!ctx.isNoReturn(slot)) trace.mayReturn = true;
             break;
           }
-          const sw = ctx.resolveSwitch(insn, before(addr));
-          if (sw === undefined) {
-            trace.mayReturn = true;
-            break;
-          }
-          trace.switches++;
-          let targets = sw.targets;
-          if (sw.bounded === false) {
-            const n = targets.findIndex((to) => !inRange(to) || ctx.isFunctionStart(to));
-            if (n >= 0) targets = targets.slice(0, n);
-          }
-          targets.forEach((to, i) => {
-            trace.edges.push({ from: addr, to, kind: "case", value: i });
-            trace.leaders.add(to);
-            if (!prevOf.has(to)) prevOf.set(to, last);
-            stack.push(to);
-          });
+          if (!addCases(addr, last)) trace.mayReturn = true;
           break;
         }
         case "ret":

@@ -14,6 +14,7 @@ import type { Insn } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
 import type { SwitchTable } from "./_explore.ts";
+import { fixedRegisters, resolveRisc, type RiscText } from "./_jump_tables_risc.ts";
 
 const MAX_CASES = 4096;
 /** Without a bound, stop after this many entries that look like code. */
@@ -38,16 +39,35 @@ export function switchResolver(
     return { insn, mnemonic: t.mnemonic, ops: t.opStr };
   };
   const x86 = image.arch === "x86" || image.arch === "x86_64";
+  const fixed = fixedRegisters(image);
+  const risc = (t: Text): RiscText => ({
+    address: t.insn.address,
+    size: t.insn.size,
+    flow: t.insn.flow,
+    memRef: t.insn.memRef,
+    mnemonic: t.mnemonic,
+    ops: t.ops,
+  });
+  // MIPS PIC code computes a table from $gp in more steps, and its delay slots count too.
+  const depth = x86 || image.arch === "aarch64" ? 16 : 24;
   return (ijump, before) => {
     const back: Text[] = [];
     for (const insn of before()) {
       back.push(text(insn));
-      if (back.length >= 16) break;
+      if (back.length >= depth) break;
     }
     const jump = text(ijump);
     if (x86) return resolveX86(image, cache, jump, back, gotBase);
     if (image.arch === "aarch64") return resolveAarch64(image, cache, jump, back);
-    return undefined;
+    return resolveRisc(
+      image,
+      cache,
+      risc(jump),
+      back.map(risc),
+      fixed,
+      (table, size, signed, count, toTarget) =>
+        readEntries(image, cache, table, size, signed, count, toTarget),
+    );
   };
 }
 
