@@ -66,7 +66,7 @@ function num(s: string): number | undefined {
 function bare(mnemonic: string): string {
   return mnemonic.startsWith("c.")
     ? mnemonic.slice(2)
-    : mnemonic.replace(/^((?:ldr|add|b|tb|mov|lsl|sub)[a-z]*)\.[nw]$/, "$1");
+    : mnemonic.replace(/^((?:ldr|add|b|tb|mov|lsl|sub|cmp)[a-z]*)\.[nw]$/, "$1");
 }
 
 /** Operands split at top-level commas (not inside `[...]`). */
@@ -95,6 +95,9 @@ const reg = (s: string | undefined): string | undefined =>
 
 function add(a: Affine, b: Affine): Affine {
   if (a.bad || b.bad) return BAD;
+  const unknown = (v: Affine) => !v.base && v.load === undefined;
+  // Two unknowns make an unknown (`add r3, r0` of a byte and a pointer: an index).
+  if (unknown(a) && unknown(b) && (a.idx !== undefined || b.idx !== undefined)) return INDEX;
   if ((a.idx !== undefined && b.idx !== undefined) || (a.load && b.load)) return BAD;
   const out: Affine = { c: a.c + b.c, base: a.base || b.base };
   const idx = a.idx ?? b.idx;
@@ -185,6 +188,10 @@ class Slice {
     // Two-operand forms (`c.add a5, a4`, Thumb `add r2, r3`) read the destination too.
     const lhs = b === undefined ? ops[0] : a;
     const rhs = b === undefined ? a : b;
+    // ARM `add r1, pc, #8` is `adr`: the decoder resolved the address.
+    if (t.memRef !== undefined && ops[1] === "pc" && /^(add|sub)w?$/.test(mn)) {
+      return konst(t.memRef);
+    }
     switch (mn) {
       case "auipc":
       case "adr":
@@ -283,7 +290,8 @@ class Slice {
       const left = ops[1] === "r0" ? konst(0) : this.value(reg(ops[1])!, j + 1, depth + 1);
       addr = add(left, this.value(reg(ops[2])!, j + 1, depth + 1));
     } else return INDEX;
-    if (addr.bad) return BAD;
+    // What an unknown address holds is unknown: as an index, it is still an index.
+    if (addr.bad) return INDEX;
     // A loaded value used as an index: the index itself, whatever it was read from.
     if (addr.load !== undefined && addr.idx === undefined) {
       addr = { c: addr.c, base: addr.base, idx: addr.load.mul };
@@ -355,7 +363,9 @@ class Slice {
     if (!above && !aboveEq) return undefined;
     for (let j = i + 1; j < Math.min(this.back.length, i + 4); j++) {
       const u = this.back[j]!;
-      if (!/^(cmp|cmpw|cmplw|cmpd|cmpld|cmpwi|cmplwi|cmpdi|cmpldi)$/.test(u.mnemonic)) continue;
+      if (!/^(cmp|cmpw|cmplw|cmpd|cmpld|cmpwi|cmplwi|cmpdi|cmpldi)$/.test(bare(u.mnemonic))) {
+        continue;
+      }
       const n = num(operands(u.ops).pop() ?? "");
       if (n === undefined) return undefined;
       return above ? n + 1 : n;
@@ -445,7 +455,7 @@ function armForms(
   }
   if (cond === null || ops[0] !== "pc") return null;
   // The condition is the range check: `cmp r, #N` then `addls`/`ldrls` (N + 1 cases).
-  const cmp = s.back.find((t) => t.mnemonic === "cmp");
+  const cmp = s.back.find((t) => bare(t.mnemonic) === "cmp");
   const n = cmp === undefined ? undefined : num(operands(cmp.ops).pop() ?? "");
   if (n === undefined) return undefined;
   const count = cond[2] === "ls" ? n + 1 : n;

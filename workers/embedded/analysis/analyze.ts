@@ -418,6 +418,10 @@ class Discovery {
       ) overlaps = true;
     }
     for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+    // Its literal pools and inline tables are not the next candidate (ARM without `$d`).
+    const word = image.bits === 64 ? 8 : 4;
+    for (const d of probe.dataInCode) cov.add(d, word);
+    for (const d of probe.inlineTables) cov.add(d.start, d.size);
     if (overlaps) return false;
     this.addSeed(a, source);
     this.queue.push(seeds.get(a)!);
