@@ -29,6 +29,11 @@ export interface ExploreContext {
   isNoReturn(addr: number): boolean;
   /** The call/jump target an indirect branch through memory slot `slot` means (GOT/IAT). */
   slotTarget(slot: number): number | undefined;
+  /**
+   * Where an indirect call or jump through a GOT slot goes (MIPS `lw $t9, off($gp); jalr $t9`):
+   * the import, or the function whose address the slot holds.
+   */
+  gotTarget?: ((insn: Insn, before: () => Iterable<Insn>) => number | undefined) | undefined;
   /** Recognise a jump table ending at `ijump`; `before` walks back along the path. */
   resolveSwitch(ijump: Insn, before: () => Iterable<Insn>): SwitchTable | undefined;
   /** The first known function start above `addr` (Infinity when none). */
@@ -212,6 +217,7 @@ export function explore(
         case "icall": {
           let to = insn.target;
           if (to === undefined && insn.memRef !== undefined) to = ctx.slotTarget(insn.memRef);
+          if (to === undefined) to = ctx.gotTarget?.(insn, before(addr));
           if (to === undefined) break;
           if (to === after && insn.flow === "call") break; // call next; pop: PC thunk idiom
           if (ctx.localEntryOffset > 0 && !ctx.isFunctionStart(to)) {
@@ -277,7 +283,9 @@ export function explore(
         case "ijump": {
           trace.enders.add(last);
           stop = true;
-          const slot = insn.memRef === undefined ? undefined : ctx.slotTarget(insn.memRef);
+          const slot = insn.memRef !== undefined
+            ? ctx.slotTarget(insn.memRef)
+            : ctx.gotTarget?.(insn, before(addr));
           if (slot !== undefined) {
             trace.edges.push({ from: addr, to: slot, kind: "tail" });
             if (!ctx.isNoReturn(slot)) trace.mayReturn = true;

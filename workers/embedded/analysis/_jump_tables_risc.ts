@@ -10,6 +10,7 @@
  * matched as whole instructions. The case count comes from the bounds check before the table.
  */
 
+import type { Insn } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
 import type { SwitchTable } from "./_explore.ts";
@@ -469,4 +470,37 @@ function armForms(
     return targets && { table: pc, targets, bounded: true, inlineBytes: count * 4 };
   }
   return undefined;
+}
+
+/**
+ * MIPS PIC calls go through the GOT: `lw $t9, off($gp); jalr $t9`. Returns the resolver of the
+ * slot such an indirect call or jump reads (undefined for other ISAs), so imports and their
+ * not-returning (`__assert_fail`) are known at the call.
+ */
+export function gotSlotResolver(
+  image: BinaryImage,
+  cache: CodeCache,
+): ((insn: Insn, before: () => Iterable<Insn>) => number | undefined) | undefined {
+  const gp = fixedRegisters(image).gp;
+  if (gp === undefined) return undefined;
+  const text = (insn: Insn) => {
+    const bytes = image.read(insn.address, insn.size) ?? new Uint8Array(0);
+    return cache.decoderFor(insn.address).format(bytes, insn.address, insn);
+  };
+  return (insn, before) => {
+    const target = reg(operands(text(insn).opStr).pop());
+    if (target === undefined) return undefined;
+    let n = 0;
+    for (const b of before()) {
+      if (++n > 8 || b.flow === "call" || b.flow === "icall") return undefined;
+      const t = text(b);
+      const ops = operands(t.opStr);
+      if (reg(ops[0]) !== target || STORE.test(t.mnemonic)) continue;
+      const m = /^(-?(?:0x[0-9a-f]+|\d+))?\(\$gp\)$/.exec(ops[1] ?? "");
+      return t.mnemonic === "lw" && m !== null
+        ? gp + (m[1] === undefined ? 0 : num(m[1])!)
+        : undefined;
+    }
+    return undefined;
+  };
 }

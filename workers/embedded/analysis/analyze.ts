@@ -11,7 +11,7 @@ import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache } from "./_code_cache.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
 import { switchResolver } from "./_jump_tables.ts";
-import { fixedRegisters } from "./_jump_tables_risc.ts";
+import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { paddingAt, prologueAt } from "./_padding.ts";
 import { Pacer, type ProgressCallback } from "./_pacer.ts";
@@ -191,6 +191,7 @@ class Discovery {
       isNoReturn: (a) => this.noreturn.has(a),
       slotTarget: (slot) => this.slotTarget.get(slot),
       resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
+      gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (insn) => takesAddress(image, insn),
       immediatePointer: image.arch === "x86" || image.arch === "x86_64"
@@ -396,7 +397,12 @@ class Discovery {
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
     if (inStubSection(image, a)) return false;
     const probe = explore(this.ctx, a, undefined, []);
-    if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
+    const head = probe.insns.get(a);
+    // `b .` after the call to __libc_start_main (MIPS `hlt`) is a trap, not a function.
+    if (
+      probe.bad || head === undefined || head.flow === "trap" ||
+      (head.flow === "jump" && head.target === a)
+    ) return false;
     // Strictly inside a function whose extent a symbol or an unwind entry gives: that
     // function's unreached code (switch cases behind an unread table), never a new function.
     let overlaps = this.ranges.contains(a);
@@ -773,6 +779,29 @@ function sectionEnds(image: BinaryImage): (addr: number) => number {
       else return s.end;
     }
     return Infinity;
+  };
+}
+
+/** `gotTarget` of the exploration context: an import's stub, else the code address in the slot. */
+function gotTargets(
+  image: BinaryImage,
+  cache: CodeCache,
+  imports: Map<number, number>,
+): ExploreContext["gotTarget"] {
+  const slotOf = gotSlotResolver(image, cache);
+  if (slotOf === undefined) return undefined;
+  const little = image.endian === "little";
+  const size = image.bits === 64 ? 8 : 4;
+  return (insn, before) => {
+    const slot = slotOf(insn, before);
+    if (slot === undefined) return undefined;
+    const imp = imports.get(slot);
+    if (imp !== undefined) return imp;
+    const b = image.read(slot, size);
+    if (b === undefined) return undefined;
+    const v = new DataView(b.buffer, b.byteOffset, size);
+    const to = size === 8 ? Number(v.getBigUint64(0, little)) : v.getUint32(0, little);
+    return cache.isCode(to) ? to : undefined;
   };
 }
 
