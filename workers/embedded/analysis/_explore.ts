@@ -7,6 +7,12 @@
 import type { Insn } from "../arch/types.ts";
 import type { CodeCache } from "./_code_cache.ts";
 
+/**
+ * How far back along one path `before` walks: a computed goto's table base (`lea r14, disptab`)
+ * is set once at the function's entry, far from the dispatch jumps.
+ */
+export const DEEP_SLICE = 768;
+
 /** A resolved switch: the targets of an indirect jump, in table order. */
 export interface SwitchTable {
   table: number;
@@ -128,7 +134,7 @@ export function explore(
   const before = (from: number) =>
     function* (): Iterable<Insn> {
       let a = prevOf.get(from);
-      for (let i = 0; a !== undefined && i < 24; i++) {
+      for (let i = 0; a !== undefined && i < DEEP_SLICE; i++) {
         const insn = trace.insns.get(a);
         if (insn === undefined) return;
         yield insn;

@@ -270,7 +270,7 @@ class Slice {
   #load(mn: string, ops: string[], j: number, depth: number): Affine {
     const kind = LOADS[mn];
     if (kind === undefined) return INDEX;
-    const [size, signed] = kind;
+    const [size, signed] = mn === "ldr" && ops[0]?.startsWith("x") ? [8 as const, false] : kind;
     let addr: Affine;
     const m = /^(-?(?:0x[0-9a-f]+|\d+))?\((\$?[a-z0-9]+)\)$/.exec(ops[1] ?? "");
     if (m !== null) {
@@ -426,6 +426,20 @@ export function resolveRisc(
     return arm ? to & ~1 : to;
   });
   return targets && withInline(cache, { table, targets, bounded: count !== undefined }, load.size);
+}
+
+/** Whether the register `jump` goes through was last set by a load (`ld a5, 0(a5); jr a5`). */
+export function loadsJumpRegister(jump: RiscText, back: readonly RiscText[]): boolean {
+  const r = reg(operands(jump.ops)[0]);
+  if (r === undefined) return false;
+  for (const t of back) {
+    const ops = operands(t.ops);
+    if (reg(ops[0]) !== r || STORE.test(bare(t.mnemonic)) || COMPARE.test(bare(t.mnemonic))) {
+      continue;
+    }
+    return LOADS[bare(t.mnemonic)] !== undefined;
+  }
+  return false;
 }
 
 /** A table inside code (PowerPC, ARM) is data: the gap scan must not decode it. */

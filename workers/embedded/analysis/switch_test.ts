@@ -143,3 +143,24 @@ Deno.test("a call target inside another function's unwind extent stays a functio
   assert.ok(f.flags.includes("nested"), `${f.flags}`);
   assert.ok(!a.functionStartingAt(hints[i - 1]!.start)!.flags.includes("nested"));
 });
+
+for (const name of ["elf_x86_64_goto_gcc_O2", "elf_mips_goto_gcc_O2"]) {
+  Deno.test(`${name}: a computed goto's labels are blocks of the interpreter, not functions`, async () => {
+    const fns = truthOf(name).functions.filter((f) => !/\.cold/.test(f.name));
+    const truth = fns.map((f) => Number(f.address));
+    const [image, a] = await analyzeStripped(name, false);
+    const found = textStarts(
+      image,
+      a.functions().filter((f) => f.source !== "import").map((f) => f.start),
+    );
+    // Labels of the loop, not functions; crt helpers without .eh_frame may be missed.
+    const extra = found.filter((s) => !truth.includes(s));
+    assert.deepEqual(hex(extra), []);
+    const interp = Number(fns.find((f) => f.name === "remcp_interp")!.address);
+    const f = a.functionStartingAt(interp)!;
+    assert.ok(f.flags.includes("switch"), `${f.flags}`);
+    const labels = new Set(f.edges.filter((e) => e.kind === "case").map((e) => e.to));
+    assert.ok(labels.size >= 9, `${labels.size} labels`);
+    for (const t of labels) assert.ok(t >= f.start && t < f.end, `label 0x${t.toString(16)}`);
+  });
+}
