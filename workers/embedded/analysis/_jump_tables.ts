@@ -75,9 +75,8 @@ export function switchResolver(
     }
     const read: ReadEntries = (table, size, signed, count, toTarget) =>
       readEntries(image, cache, table, size, signed, count, toTarget);
-    const found = image.arch === "aarch64"
-      ? resolveAarch64(image, cache, jump, back)
-      : resolveRisc(image, cache, risc(jump), back.map(risc), fixed, read);
+    if (image.arch === "aarch64") return resolveAarch64(image, cache, jump, back);
+    const found = resolveRisc(image, cache, risc(jump), back.map(risc), fixed, read);
     // A computed goto's table base is set at the entry: walk further back, once it is clear
     // the jump goes through a loaded value.
     if (found !== undefined || !loadsJumpRegister(risc(jump), back.map(risc))) return found;

@@ -378,7 +378,8 @@ class Discovery {
     const word = this.image.bits === 64 ? 8 : 4;
     for (const t of this.traces.values()) {
       for (const insn of t.insns.values()) c.add(insn.address, insn.size);
-      for (const d of t.dataInCode) c.add(d, word);
+      // AArch64's memRefs in code are `adrp` pages, not data.
+      if (this.image.arch !== "aarch64") { for (const d of t.dataInCode) c.add(d, word); }
       for (const d of t.inlineTables) c.add(d.start, d.size);
       if (this.pacer.due()) await this.pacer.tick(0.5, "Measuring coverage");
     }
@@ -424,9 +425,10 @@ class Discovery {
       ) overlaps = true;
     }
     for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
-    // Its literal pools and inline tables are not the next candidate (ARM without `$d`).
-    const word = image.bits === 64 ? 8 : 4;
-    for (const d of probe.dataInCode) cov.add(d, word);
+    // Its literal pools and inline tables are not the next candidate (ARM without `$d`). Only
+    // 32-bit ARM keeps literal pools in code; elsewhere a memRef in code is an AArch64 `adrp`
+    // page, which would hide the function that happens to start on it.
+    if (image.arch === "arm") { for (const d of probe.dataInCode) cov.add(d, 4); }
     for (const d of probe.inlineTables) cov.add(d.start, d.size);
     if (overlaps) return false;
     this.addSeed(a, source);
