@@ -75,8 +75,9 @@ export function switchResolver(
     }
     const read: ReadEntries = (table, size, signed, count, toTarget) =>
       readEntries(image, cache, table, size, signed, count, toTarget);
-    if (image.arch === "aarch64") return resolveAarch64(image, cache, jump, back);
-    const found = resolveRisc(image, cache, risc(jump), back.map(risc), fixed, read);
+    const found = image.arch === "aarch64"
+      ? resolveAarch64(image, cache, jump, back)
+      : resolveRisc(image, cache, risc(jump), back.map(risc), fixed, read);
     // A computed goto's table base is set at the entry: walk further back, once it is clear
     // the jump goes through a loaded value.
     if (found !== undefined || !loadsJumpRegister(risc(jump), back.map(risc))) return found;
@@ -128,10 +129,15 @@ function readEntries(
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const little = image.endian === "little";
   const targets: number[] = [];
+  // RELA targets (AArch64, RISC-V) leave a PIE's absolute tables zero in the file: the
+  // relocation holds the address.
+  const relocs = size === (image.bits === 64 ? 8 : 4) ? relocationMap(image) : undefined;
   for (let i = 0; (i + 1) * size <= bytes.length && i < limit; i++) {
     const o = i * size;
     let e: number;
-    if (size === 1) e = signed ? view.getInt8(o) : view.getUint8(o);
+    const r = relocs?.get(table + o);
+    if (r !== undefined) e = r;
+    else if (size === 1) e = signed ? view.getInt8(o) : view.getUint8(o);
     else if (size === 2) e = signed ? view.getInt16(o, little) : view.getUint16(o, little);
     else if (size === 4) e = signed ? view.getInt32(o, little) : view.getUint32(o, little);
     else e = Number(view.getBigUint64(o, little));
@@ -143,6 +149,19 @@ function readEntries(
     targets.push(target);
   }
   return targets.length > 0 ? targets : undefined;
+}
+
+const relocationMaps = new WeakMap<BinaryImage, Map<number, number>>();
+
+/** Relocated words by address (built once per image). */
+function relocationMap(image: BinaryImage): Map<number, number> {
+  let m = relocationMaps.get(image);
+  if (m === undefined) {
+    m = new Map();
+    for (const r of image.relocations) if (r.target !== undefined) m.set(r.address, r.target);
+    relocationMaps.set(image, m);
+  }
+  return m;
 }
 
 function parseMem(ops: string): { base?: string; index?: string; scale: number; disp: number } {

@@ -421,11 +421,19 @@ export function resolveRisc(
   const mul = load.mul;
   // The slice position of the table load bounds where the range check can be.
   const count = s.bound(loadFrom);
-  const targets = read(table, load.size, load.signed, count, (e) => {
+  const toTarget = (e: number) => {
     const to = base + e * mul;
     return arm ? to & ~1 : to;
-  });
-  return targets && withInline(cache, { table, targets, bounded: count !== undefined }, load.size);
+  };
+  const targets = read(table, load.size, load.signed, count, toTarget);
+  if (targets !== undefined) {
+    return withInline(cache, { table, targets, bounded: count !== undefined }, load.size);
+  }
+  // The nearest check was not this index's (a computed goto masks its index instead): read the
+  // table while its entries are code and keep those inside the function.
+  if (count === undefined || cache.isCode(table)) return undefined;
+  const loose = read(table, load.size, load.signed, undefined, toTarget);
+  return loose && { table, targets: loose, bounded: false };
 }
 
 /** Whether the register `jump` goes through was last set by a load (`ld a5, 0(a5); jr a5`). */
