@@ -33,6 +33,11 @@ export class CodeCache {
 
   /** Whether `addr` lies in an executable range. */
   isCode(addr: number): boolean {
+    return this.rangeEnd(addr) !== undefined;
+  }
+
+  /** The end of the executable range (code section) holding `addr`, if any. */
+  rangeEnd(addr: number): number | undefined {
     const r = this.#exec;
     let lo = 0;
     let hi = r.length - 1;
@@ -41,9 +46,9 @@ export class CodeCache {
       const m = r[mid]!;
       if (addr < m.start) hi = mid - 1;
       else if (addr >= m.end) lo = mid + 1;
-      else return true;
+      else return m.end;
     }
-    return false;
+    return undefined;
   }
 
   /** The instruction at `addr`, decoding a run from there on a miss; undefined outside code. */

@@ -203,7 +203,7 @@ class Discovery {
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
       isGlobalEntry: image.arch === "ppc64" ? (a) => isTocSetup(image, a) : undefined,
       checkBudget: () => pacer.check(),
-      sectionEnd: sectionEnds(image),
+      sectionEnd: (a) => this.cache.rangeEnd(a) ?? Infinity,
       paddingEnd: (a) => {
         const b = image.readUpTo(a, 64);
         let i = 0;
@@ -764,24 +764,6 @@ function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
   if (op !== 0x17 && op !== 0x37) return undefined; // auipc, lui
   const value = (hi & 0xfffff000) + (lo >> 20);
   return op === 0x17 ? insn.address - 4 + value : value;
-}
-
-/** `sectionEnd` of the exploration context: the end of the code section holding an address. */
-function sectionEnds(image: BinaryImage): (addr: number) => number {
-  const code = image.sections.filter((s) => s.kind === "code" && s.end > s.start)
-    .sort((a, b) => a.start - b.start);
-  return (addr) => {
-    let lo = 0;
-    let hi = code.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const s = code[mid]!;
-      if (addr < s.start) hi = mid - 1;
-      else if (addr >= s.end) lo = mid + 1;
-      else return s.end;
-    }
-    return Infinity;
-  };
 }
 
 /** `gotTarget` of the exploration context: an import's stub, else the code address in the slot. */
