@@ -33,6 +33,11 @@ export class CodeCache {
 
   /** Whether `addr` lies in an executable range. */
   isCode(addr: number): boolean {
+    return this.rangeEnd(addr) !== undefined;
+  }
+
+  /** The end of the executable range (code section) holding `addr`, if any. */
+  rangeEnd(addr: number): number | undefined {
     const r = this.#exec;
     let lo = 0;
     let hi = r.length - 1;
@@ -41,9 +46,9 @@ export class CodeCache {
       const m = r[mid]!;
       if (addr < m.start) hi = mid - 1;
       else if (addr >= m.end) lo = mid + 1;
-      else return true;
+      else return m.end;
     }
-    return false;
+    return undefined;
   }
 
   /** The instruction at `addr`, decoding a run from there on a miss; undefined outside code. */
@@ -56,7 +61,11 @@ export class CodeCache {
     if (bytes.length === 0) return undefined;
     const insns = decoder.decode(bytes, addr, { stopAtFlowEnd: true });
     this.decoded += insns.length;
+    // On ARM a run must not cross into code of the other mode (A32 crt code between Thumb
+    // functions): what it decoded there would shadow the right decoding.
+    const mode = this.#thumbDecoder === undefined ? undefined : decoder;
     for (const insn of insns) {
+      if (mode !== undefined && this.decoderFor(insn.address) !== mode) break;
       // Keep the first decoding of an address: a later run may start mid-instruction and
       // must not replace what an earlier, aligned run saw.
       if (!this.#insns.has(insn.address)) this.#insns.set(insn.address, insn);

@@ -7,6 +7,12 @@
 import type { Insn } from "../arch/types.ts";
 import type { CodeCache } from "./_code_cache.ts";
 
+/**
+ * How far back along one path `before` walks: a computed goto's table base (`lea r14, disptab`)
+ * is set once at the function's entry, far from the dispatch jumps.
+ */
+export const DEEP_SLICE = 768;
+
 /** A resolved switch: the targets of an indirect jump, in table order. */
 export interface SwitchTable {
   table: number;
@@ -16,6 +22,8 @@ export interface SwitchTable {
    * looked like code, so exploration keeps only the leading ones inside the function.
    */
   bounded?: boolean;
+  /** Bytes of the table that lie inside code (ARM `tbb`/`tbh`, PowerPC): data, not instructions. */
+  inlineBytes?: number;
 }
 
 /** What exploration needs to know about the rest of the program. */
@@ -27,6 +35,11 @@ export interface ExploreContext {
   isNoReturn(addr: number): boolean;
   /** The call/jump target an indirect branch through memory slot `slot` means (GOT/IAT). */
   slotTarget(slot: number): number | undefined;
+  /**
+   * Where an indirect call or jump through a GOT slot goes (MIPS `lw $t9, off($gp); jalr $t9`):
+   * the import, or the function whose address the slot holds.
+   */
+  gotTarget?: ((insn: Insn, before: () => Iterable<Insn>) => number | undefined) | undefined;
   /** Recognise a jump table ending at `ijump`; `before` walks back along the path. */
   resolveSwitch(ijump: Insn, before: () => Iterable<Insn>): SwitchTable | undefined;
   /** The first known function start above `addr` (Infinity when none). */
@@ -35,6 +48,11 @@ export interface ExploreContext {
   takesAddress(insn: Insn): boolean;
   /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
   immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
+  /**
+   * The end of the section holding `addr` (Infinity when unknown): code does not fall through
+   * from one section into the next (a RISC-V PLT stub's `jalr t1` into `.text`).
+   */
+  sectionEnd?: ((addr: number) => number) | undefined;
   /** Where the alignment padding starting at an address ends (the address itself if none). */
   paddingEnd?: ((addr: number) => number) | undefined;
   /** Throws when the analysis budget is used up; called every few thousand instructions. */
@@ -43,6 +61,8 @@ export interface ExploreContext {
   delaySlots: boolean;
   /** PowerPC64 ELFv2: a call to `f + 8` is a call to `f`'s local entry. */
   localEntryOffset: number;
+  /** PowerPC64 ELFv2: whether `addr` sets up the TOC pointer (`addis r2, r12; addi r2, r2`). */
+  isGlobalEntry?: ((addr: number) => boolean) | undefined;
 }
 
 /** An edge by the address of the instruction that branches. */
@@ -67,6 +87,8 @@ export interface Trace {
   codePointers: number[];
   /** Code addresses read as data (ARM literal pools): not instructions. */
   dataInCode: number[];
+  /** Jump tables inside code: data, not instructions. */
+  inlineTables: { start: number; size: number }[];
   mayReturn: boolean;
   /** Instructions that failed to decode were reached. */
   bad: boolean;
@@ -92,6 +114,7 @@ export function explore(
     calls: [],
     codePointers: [],
     dataInCode: [],
+    inlineTables: [],
     mayReturn: false,
     bad: false,
     switches: 0,
@@ -111,7 +134,7 @@ export function explore(
   const before = (from: number) =>
     function* (): Iterable<Insn> {
       let a = prevOf.get(from);
-      for (let i = 0; a !== undefined && i < 24; i++) {
+      for (let i = 0; a !== undefined && i < DEEP_SLICE; i++) {
         const insn = trace.insns.get(a);
         if (insn === undefined) return;
         yield insn;
@@ -119,10 +142,37 @@ export function explore(
       }
     };
 
+  /** Resolves the switch at an indirect jump and queues its cases; false when unresolved. */
+  const addCases = (addr: number, last: number): boolean => {
+    const sw = ctx.resolveSwitch(trace.insns.get(addr)!, before(addr));
+    if (sw === undefined) return false;
+    trace.switches++;
+    if (sw.inlineBytes !== undefined) {
+      trace.inlineTables.push({ start: sw.table, size: sw.inlineBytes });
+    }
+    let targets = sw.targets;
+    if (sw.bounded === false) {
+      const n = targets.findIndex((to) => !inRange(to) || ctx.isFunctionStart(to));
+      if (n >= 0) targets = targets.slice(0, n);
+    }
+    targets.forEach((to, i) => {
+      trace.edges.push({ from: addr, to, kind: "case", value: i });
+      trace.leaders.add(to);
+      if (!prevOf.has(to)) prevOf.set(to, last);
+      stack.push(to);
+    });
+    return true;
+  };
+
   while (stack.length > 0) {
     let addr = stack.pop()!;
     let prev: number | undefined;
+    const sectionEnd = ctx.sectionEnd?.(addr) ?? Infinity;
     while (true) {
+      if (addr >= sectionEnd) {
+        if (prev !== undefined) trace.enders.add(prev);
+        break;
+      }
       if (trace.insns.has(addr)) break;
       // One function can be huge (a bogus extent over megabytes of zeros): stay in budget.
       if ((trace.insns.size & 4095) === 4095) ctx.checkBudget?.();
@@ -173,11 +223,12 @@ export function explore(
         case "icall": {
           let to = insn.target;
           if (to === undefined && insn.memRef !== undefined) to = ctx.slotTarget(insn.memRef);
+          if (to === undefined) to = ctx.gotTarget?.(insn, before(addr));
           if (to === undefined) break;
           if (to === after && insn.flow === "call") break; // call next; pop: PC thunk idiom
           if (ctx.localEntryOffset > 0 && !ctx.isFunctionStart(to)) {
             const global = to - ctx.localEntryOffset;
-            if (ctx.isFunctionStart(global)) to = global;
+            if (ctx.isFunctionStart(global) || ctx.isGlobalEntry?.(global) === true) to = global;
           }
           trace.calls.push({ from: addr, to });
           if (ctx.isNoReturn(to)) {
@@ -192,6 +243,8 @@ export function explore(
             trace.leaders.add(after);
             trace.enders.add(last);
             trace.edges.push({ from: addr, to: after, kind: "false" });
+            // A conditional write to PC (A32 `addls pc, pc, r0, lsl #2`) can be a switch.
+            addCases(addr, last);
             break;
           }
           trace.enders.add(last);
@@ -236,29 +289,15 @@ export function explore(
         case "ijump": {
           trace.enders.add(last);
           stop = true;
-          const slot = insn.memRef === undefined ? undefined : ctx.slotTarget(insn.memRef);
+          const slot = insn.memRef !== undefined
+            ? ctx.slotTarget(insn.memRef)
+            : ctx.gotTarget?.(insn, before(addr));
           if (slot !== undefined) {
             trace.edges.push({ from: addr, to: slot, kind: "tail" });
             if (!ctx.isNoReturn(slot)) trace.mayReturn = true;
             break;
           }
-          const sw = ctx.resolveSwitch(insn, before(addr));
-          if (sw === undefined) {
-            trace.mayReturn = true;
-            break;
-          }
-          trace.switches++;
-          let targets = sw.targets;
-          if (sw.bounded === false) {
-            const n = targets.findIndex((to) => !inRange(to) || ctx.isFunctionStart(to));
-            if (n >= 0) targets = targets.slice(0, n);
-          }
-          targets.forEach((to, i) => {
-            trace.edges.push({ from: addr, to, kind: "case", value: i });
-            trace.leaders.add(to);
-            if (!prevOf.has(to)) prevOf.set(to, last);
-            stack.push(to);
-          });
+          if (!addCases(addr, last)) trace.mayReturn = true;
           break;
         }
         case "ret":

@@ -13,7 +13,14 @@
 import type { Insn } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
-import type { SwitchTable } from "./_explore.ts";
+import { DEEP_SLICE, type SwitchTable } from "./_explore.ts";
+import {
+  fixedRegisters,
+  loadsJumpRegister,
+  type ReadEntries,
+  resolveRisc,
+  type RiscText,
+} from "./_jump_tables_risc.ts";
 
 const MAX_CASES = 4096;
 /** Without a bound, stop after this many entries that look like code. */
@@ -38,16 +45,43 @@ export function switchResolver(
     return { insn, mnemonic: t.mnemonic, ops: t.opStr };
   };
   const x86 = image.arch === "x86" || image.arch === "x86_64";
+  const fixed = fixedRegisters(image);
+  const risc = (t: Text): RiscText => ({
+    address: t.insn.address,
+    size: t.insn.size,
+    flow: t.insn.flow,
+    memRef: t.insn.memRef,
+    mnemonic: t.mnemonic,
+    ops: t.ops,
+  });
+  // MIPS PIC code computes a table from $gp in more steps, and its delay slots count too.
+  const depth = x86 || image.arch === "aarch64" ? 16 : 24;
+  const gotos: Goto[] = [];
   return (ijump, before) => {
     const back: Text[] = [];
-    for (const insn of before()) {
-      back.push(text(insn));
-      if (back.length >= 16) break;
-    }
+    const it = before()[Symbol.iterator]();
+    const more = (n: number) => {
+      for (let r = it.next(); !r.done; r = it.next()) {
+        back.push(text(r.value));
+        if (back.length >= n) break;
+      }
+      return back;
+    };
+    more(depth);
     const jump = text(ijump);
-    if (x86) return resolveX86(image, cache, jump, back, gotBase);
-    if (image.arch === "aarch64") return resolveAarch64(image, cache, jump, back);
-    return undefined;
+    if (x86) {
+      return resolveX86(image, cache, jump, back, gotBase) ??
+        computedGoto(image, cache, jump, back, () => more(DEEP_SLICE), gotos);
+    }
+    const read: ReadEntries = (table, size, signed, count, toTarget) =>
+      readEntries(image, cache, table, size, signed, count, toTarget);
+    const found = image.arch === "aarch64"
+      ? resolveAarch64(image, cache, jump, back)
+      : resolveRisc(image, cache, risc(jump), back.map(risc), fixed, read);
+    // A computed goto's table base is set at the entry: walk further back, once it is clear
+    // the jump goes through a loaded value.
+    if (found !== undefined || !loadsJumpRegister(risc(jump), back.map(risc))) return found;
+    return resolveRisc(image, cache, risc(jump), more(DEEP_SLICE).map(risc), fixed, read);
   };
 }
 
@@ -95,10 +129,15 @@ function readEntries(
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const little = image.endian === "little";
   const targets: number[] = [];
+  // RELA targets (AArch64, RISC-V) leave a PIE's absolute tables zero in the file: the
+  // relocation holds the address.
+  const relocs = size === (image.bits === 64 ? 8 : 4) ? relocationMap(image) : undefined;
   for (let i = 0; (i + 1) * size <= bytes.length && i < limit; i++) {
     const o = i * size;
     let e: number;
-    if (size === 1) e = signed ? view.getInt8(o) : view.getUint8(o);
+    const r = relocs?.get(table + o);
+    if (r !== undefined) e = r;
+    else if (size === 1) e = signed ? view.getInt8(o) : view.getUint8(o);
     else if (size === 2) e = signed ? view.getInt16(o, little) : view.getUint16(o, little);
     else if (size === 4) e = signed ? view.getInt32(o, little) : view.getUint32(o, little);
     else e = Number(view.getBigUint64(o, little));
@@ -110,6 +149,19 @@ function readEntries(
     targets.push(target);
   }
   return targets.length > 0 ? targets : undefined;
+}
+
+const relocationMaps = new WeakMap<BinaryImage, Map<number, number>>();
+
+/** Relocated words by address (built once per image). */
+function relocationMap(image: BinaryImage): Map<number, number> {
+  let m = relocationMaps.get(image);
+  if (m === undefined) {
+    m = new Map();
+    for (const r of image.relocations) if (r.target !== undefined) m.set(r.address, r.target);
+    relocationMaps.set(image, m);
+  }
+  return m;
 }
 
 function parseMem(ops: string): { base?: string; index?: string; scale: number; disp: number } {
@@ -176,6 +228,74 @@ function resolveX86(
     byteIndexBound(back, load);
   const targets = readEntries(image, cache, table, 4, true, count, (e) => base + e);
   return targets && { table, targets, bounded: count !== undefined };
+}
+
+/**
+ * gcc's computed goto (`goto *disptab[op]`, Lua's interpreter loop): `mov rax, [R + I*8];
+ * jmp rax` with R set to the table once at the function's entry, outside the usual slice, so
+ * the slice is walked further back for R alone. The index is masked (`and eax, 0x7f`) or the
+ * table is read while its entries stay in the function.
+ */
+function computedGoto(
+  image: BinaryImage,
+  cache: CodeCache,
+  jump: Text,
+  back: readonly Text[],
+  deeper: () => readonly Text[],
+  known: Goto[],
+): SwitchTable | undefined {
+  const ptr = image.bits === 64 ? 8 : 4;
+  const reg = canonReg(jump.ops.trim());
+  if (reg === undefined) return undefined;
+  const v = valueOf(back, reg, 0);
+  if (v.k !== "load" || v.mem.base === undefined || v.mem.scale !== ptr) return undefined;
+  const base = canonReg(v.mem.base);
+  if (base === undefined || v.mem.index === undefined) return undefined;
+  const t = valueOf(deeper(), base, v.at + 1);
+  let table: number;
+  if (t.k === "const") table = t.v + v.mem.disp;
+  else {
+    // The path back to the entry is not always the one recorded: another dispatch of the same
+    // loop (between its labels) through the same register reads the same table.
+    const same = known.find((g) =>
+      g.base === base && jump.insn.address >= g.low && jump.insn.address <= g.high
+    );
+    if (same === undefined) return undefined;
+    table = same.table;
+  }
+  // The mask caps the table; it may be shorter (83 opcodes under `and eax, 0x7f`).
+  const cap = maskBound(back, canonReg(v.mem.index), v.at + 1) ?? Infinity;
+  const targets = readEntries(image, cache, table, ptr, false, undefined, (e) => e)?.slice(0, cap);
+  if (targets === undefined) return undefined;
+  if (t.k === "const") {
+    known.push({ base, table, low: Math.min(...targets), high: Math.max(...targets) });
+  }
+  return { table, targets, bounded: false };
+}
+
+/** A computed goto resolved from the entry: its base register, table and the labels' span. */
+interface Goto {
+  base: string;
+  table: number;
+  low: number;
+  high: number;
+}
+
+/** `and I, 2^k - 1` on the index before the load: 2^k entries. */
+function maskBound(
+  back: readonly Text[],
+  index: string | undefined,
+  from: number,
+): number | undefined {
+  if (index === undefined) return undefined;
+  for (let j = from; j < back.length; j++) {
+    const [dst, src] = operands(back[j]!.ops);
+    if (dst === undefined || canonReg(dst) !== index) continue;
+    if (back[j]!.mnemonic !== "and" || src === undefined) return undefined;
+    const m = /^-?(0x)?[0-9a-f]+h?$/.test(src) ? num(src) : NaN;
+    return m > 0 && (m & (m + 1)) === 0 && m < MAX_CASES ? m + 1 : undefined;
+  }
+  return undefined;
 }
 
 /**

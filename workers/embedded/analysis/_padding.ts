@@ -48,7 +48,7 @@ export function paddingAt(arch: string, b: Uint8Array, i: number, little: boolea
   ) {
     return 4;
   }
-  if ((arch === "ppc" || arch === "ppc64") && v === 0x60000000) return 4;
+  if ((arch === "ppc" || arch === "ppc64") && (v === 0x60000000 || v === 0x60420000)) return 4; // nop, ori r2,r2,0
   return 0;
 }
 

@@ -11,6 +11,7 @@ import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache } from "./_code_cache.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
 import { switchResolver } from "./_jump_tables.ts";
+import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { paddingAt, prologueAt } from "./_padding.ts";
 import { Pacer, type ProgressCallback } from "./_pacer.ts";
@@ -190,14 +191,19 @@ class Discovery {
       isNoReturn: (a) => this.noreturn.has(a),
       slotTarget: (slot) => this.slotTarget.get(slot),
       resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
+      gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (insn) => takesAddress(image, insn),
       immediatePointer: image.arch === "x86" || image.arch === "x86_64"
         ? (insn) => x86ImmediatePointer(image, insn)
+        : image.arch === "riscv64" || image.arch === "riscv32"
+        ? (insn) => riscvPairPointer(image, insn)
         : undefined,
       delaySlots: image.arch === "mips" || image.arch === "mips64",
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
+      isGlobalEntry: image.arch === "ppc64" ? (a) => isTocSetup(image, a) : undefined,
       checkBudget: () => pacer.check(),
+      sectionEnd: (a) => this.cache.rangeEnd(a) ?? Infinity,
       paddingEnd: (a) => {
         const b = image.readUpTo(a, 64);
         let i = 0;
@@ -235,6 +241,12 @@ class Discovery {
     return false;
   }
 
+  /** PowerPC64: a branch to a local entry (`f + 8`) enters the function `f`. */
+  #globalEntry(to: number): number {
+    const g = to - this.ctx.localEntryOffset;
+    return g !== to && !this.seeds.has(to) && this.ctx.isGlobalEntry?.(g) === true ? g : to;
+  }
+
   #nextStartAfter(a: number): number {
     this.#sortedStarts ??= [...this.seeds.keys()].sort((x, y) => x - y);
     const st = this.#sortedStarts;
@@ -265,6 +277,16 @@ class Discovery {
       }
     }
     for (const imp of image.imports) this.addSeed(imp.address, "import", undefined, imp.name);
+    const toc = fixedRegisters(image).r2;
+    if (toc !== undefined) {
+      const bySlot = new Map(image.imports.map((i) => [i.slot ?? i.address, i]));
+      for (const [stub, slot] of ppcCallStubs(image, toc)) {
+        const imp = bySlot.get(slot);
+        if (imp === undefined) continue;
+        this.addSeed(stub, "import", undefined, imp.name);
+        this.importAt.set(stub, imp.name);
+      }
+    }
     const coldStarts = new Set([...this.#cold.values()].flat());
     for (const h of image.functionHints) {
       const a = this.norm(h.start);
@@ -330,7 +352,7 @@ class Discovery {
             queue.push(seeds.get(c.to)!);
           }
         }
-        for (const e of t.edges) if (e.kind === "tail") tails.push(e.to);
+        for (const e of t.edges) if (e.kind === "tail") tails.push(this.#globalEntry(e.to));
         this.codePointers.push(...t.codePointers);
         if (pacer.due()) await pacer.tick(0.05 + 0.4 * (qi / queue.length), "Exploring functions");
       }
@@ -356,7 +378,9 @@ class Discovery {
     const word = this.image.bits === 64 ? 8 : 4;
     for (const t of this.traces.values()) {
       for (const insn of t.insns.values()) c.add(insn.address, insn.size);
-      for (const d of t.dataInCode) c.add(d, word);
+      // AArch64's memRefs in code are `adrp` pages, not data.
+      if (this.image.arch !== "aarch64") { for (const d of t.dataInCode) c.add(d, word); }
+      for (const d of t.inlineTables) c.add(d.start, d.size);
       if (this.pacer.due()) await this.pacer.tick(0.5, "Measuring coverage");
     }
     this.cov = c;
@@ -374,7 +398,12 @@ class Discovery {
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
     if (inStubSection(image, a)) return false;
     const probe = explore(this.ctx, a, undefined, []);
-    if (probe.bad || probe.insns.size === 0 || probe.insns.get(a)?.flow === "trap") return false;
+    const head = probe.insns.get(a);
+    // `b .` after the call to __libc_start_main (MIPS `hlt`) is a trap, not a function.
+    if (
+      probe.bad || head === undefined || head.flow === "trap" ||
+      (head.flow === "jump" && head.target === a)
+    ) return false;
     // Strictly inside a function whose extent a symbol or an unwind entry gives: that
     // function's unreached code (switch cases behind an unread table), never a new function.
     let overlaps = this.ranges.contains(a);
@@ -396,6 +425,11 @@ class Discovery {
       ) overlaps = true;
     }
     for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+    // Its literal pools and inline tables are not the next candidate (ARM without `$d`). Only
+    // 32-bit ARM keeps literal pools in code; elsewhere a memRef in code is an AArch64 `adrp`
+    // page, which would hide the function that happens to start on it.
+    if (image.arch === "arm") { for (const d of probe.dataInCode) cov.add(d, 4); }
+    for (const d of probe.inlineTables) cov.add(d.start, d.size);
     if (overlaps) return false;
     this.addSeed(a, source);
     this.queue.push(seeds.get(a)!);
@@ -632,6 +666,45 @@ function mergeColdParts(
   for (const p of parents) if (seeds.has(p.start)) run(p);
 }
 
+/** PowerPC64 ELFv2 global entry: `addis r2, r12, hi; addi r2, r2, lo` computes the TOC pointer. */
+function isTocSetup(image: BinaryImage, addr: number): boolean {
+  const b = image.read(addr, 8);
+  if (b === undefined) return false;
+  const v = new DataView(b.buffer, b.byteOffset, 8);
+  const little = image.endian === "little";
+  return v.getUint32(0, little) >>> 16 === 0x3c4c && v.getUint32(4, little) >>> 16 === 0x3842;
+}
+
+/**
+ * PowerPC64 linker call stubs in `.text` (`std r2, 24(r1); ld r12, off(r2); mtctr r12; bctr`,
+ * or with `addis r12, r2, hi` first): each jumps through one PLT slot, so it is that import's
+ * stub. Returns stub address → slot.
+ */
+function ppcCallStubs(image: BinaryImage, toc: number): Map<number, number> {
+  const out = new Map<number, number>();
+  const little = image.endian === "little";
+  for (const s of image.sections) {
+    if (s.kind !== "code") continue;
+    const b = image.read(s.start, s.end - s.start);
+    if (b === undefined) continue;
+    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const w = (o: number) => (o + 4 <= b.length ? v.getUint32(o, little) : 0);
+    for (let o = 0; o + 16 <= b.length; o += 4) {
+      if (w(o) !== 0xf8410018) continue;
+      let slot = toc;
+      let k = o + 4;
+      if (w(k) >>> 16 === 0x3d82) {
+        slot += ((w(k) & 0xffff) << 16) >> 0;
+        k += 4;
+        if (w(k) >>> 16 !== 0xe98c) continue;
+      } else if (w(k) >>> 16 !== 0xe982) continue;
+      slot += ((w(k) & 0xffff) << 16) >> 16;
+      if (w(k + 4) === 0x7d8903a6 && w(k + 8) === 0x4e800420) out.set(s.start + o, slot);
+    }
+  }
+  return out;
+}
+
 /** Whether `insn` takes its memRef as an address: x86 `lea`, AArch64 `adr`. */
 function takesAddress(image: BinaryImage, insn: Insn): boolean {
   const b = image.read(insn.address, Math.min(insn.size, 4));
@@ -670,6 +743,50 @@ function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined
     return v < 0x80000000 ? v : undefined;
   }
   return undefined;
+}
+
+/**
+ * RISC-V builds an address in two instructions: `auipc`/`lui rd, hi` then `addi rd, rd, lo`
+ * (`la a0, main` in `_start`). Given the `addi`, the full address when the word before it is
+ * the matching `auipc`/`lui`.
+ */
+function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
+  if (insn.size !== 4) return undefined;
+  const b = image.read(insn.address - 4, 8);
+  if (b === undefined) return undefined;
+  const v = new DataView(b.buffer, b.byteOffset, 8);
+  const hi = v.getUint32(0, true);
+  const lo = v.getUint32(4, true);
+  if ((lo & 0x707f) !== 0x13) return undefined; // addi
+  const rd = (lo >>> 7) & 31;
+  if (rd === 0 || ((lo >>> 15) & 31) !== rd || ((hi >>> 7) & 31) !== rd) return undefined;
+  const op = hi & 0x7f;
+  if (op !== 0x17 && op !== 0x37) return undefined; // auipc, lui
+  const value = (hi & 0xfffff000) + (lo >> 20);
+  return op === 0x17 ? insn.address - 4 + value : value;
+}
+
+/** `gotTarget` of the exploration context: an import's stub, else the code address in the slot. */
+function gotTargets(
+  image: BinaryImage,
+  cache: CodeCache,
+  imports: Map<number, number>,
+): ExploreContext["gotTarget"] {
+  const slotOf = gotSlotResolver(image, cache);
+  if (slotOf === undefined) return undefined;
+  const little = image.endian === "little";
+  const size = image.bits === 64 ? 8 : 4;
+  return (insn, before) => {
+    const slot = slotOf(insn, before);
+    if (slot === undefined) return undefined;
+    const imp = imports.get(slot);
+    if (imp !== undefined) return imp;
+    const b = image.read(slot, size);
+    if (b === undefined) return undefined;
+    const v = new DataView(b.buffer, b.byteOffset, size);
+    const to = size === 8 ? Number(v.getBigUint64(0, little)) : v.getUint32(0, little);
+    return cache.isCode(to) ? to : undefined;
+  };
 }
 
 /** Resolve each indirect jump once: functions are explored several times. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createDecoder } from "../arch/decoder.ts";
+import type { Decoder } from "../arch/types.ts";
 import { openImage } from "../formats/open_image.ts";
 import { analyze } from "./analyze.ts";
 import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
@@ -206,4 +207,37 @@ Deno.test("a jmp straight before alignment padding is a tail call to the functio
   const starts = a.functions().map((f) => f.start.toString(16));
   assert.deepEqual(starts, ["1000", "1010", "1020"]);
   assert.equal(a.functionStartingAt(0x1010)!.end, 0x1017);
+});
+
+Deno.test("zero-filled code costs work in proportion to its size on every ISA", async () => {
+  // Zeros decode as `add [rax], al` on x86, `udf` on AArch64, `nop` on MIPS, invalid on RISC-V
+  // and PowerPC: each ISA takes a different path through exploration and the gap scan.
+  for (const arch of ["x86_64", "aarch64", "arm", "mips", "riscv64", "ppc64"]) {
+    const work: number[] = [];
+    for (const kib of [64, 256]) {
+      const image = openImage(new Uint8Array(kib << 10), { raw: true, arch, base: 0x10000 });
+      const inner = await createDecoder(image.arch, { endian: image.endian });
+      let n = 0;
+      // Every instruction decoded or formatted is work; a quadratic path re-decodes.
+      const decoder: Decoder = {
+        arch: inner.arch,
+        mode: inner.mode,
+        decode: (bytes, address, options) => {
+          const out = inner.decode(bytes, address, options);
+          n += out.length;
+          return out;
+        },
+        format: (bytes, address, insn) => {
+          n++;
+          return inner.format(bytes, address, insn);
+        },
+        dispose: () => inner.dispose(),
+      };
+      await analyze(image, decoder);
+      work.push(n);
+      inner.dispose();
+    }
+    const [small, big] = work as [number, number];
+    assert.ok(big <= 4 * small * 1.25 + 1024, `${arch}: ${small} then ${big} instructions`);
+  }
 });

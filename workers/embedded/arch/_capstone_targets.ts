@@ -40,6 +40,21 @@ export interface Target {
   delaySlots: boolean;
   riscv: boolean;
   mode: string;
+  /**
+   * Words Capstone rejects that are valid, non-branching instructions of the ISA (decoded as
+   * `seq` of `align` bytes so analysis walks on).
+   */
+  missed?: (word: number) => boolean;
+}
+
+/**
+ * MIPS `c.cond.fmt` with a condition code other than 0 (`c.le.d $fcc1, $f2, $f0`, MIPS IV and
+ * MIPS32): COP1, fmt S/D/PS, function 0x30–0x3f. Capstone's MIPS32 mode rejects them.
+ */
+function mipsMissed(word: number): boolean {
+  const fmt = (word >>> 21) & 31;
+  return word >>> 26 === 0x11 && (fmt === 0x10 || fmt === 0x11 || fmt === 0x16) &&
+    (word & 0x30) === 0x30 && ((word >>> 6) & 3) === 0;
 }
 
 /** Options resolved by `createDecoder`. */
@@ -85,6 +100,7 @@ export function target(arch: Arch, options: CapstoneOptions): Target {
         classify: classifyMips,
         align: 4,
         delaySlots: true,
+        missed: mipsMissed,
         mode: `${options.bits}-${suffix}`,
       };
     case "ppc":

@@ -122,14 +122,15 @@ class CapstoneDecoder implements Decoder {
               done = true;
               break;
             }
+            const missed = this.#missed(bytes, pos);
             out.push({
               address: address + pos,
               size: t.align,
-              flow: "invalid",
+              flow: missed ? "seq" : "invalid",
               operands: NO_OPERANDS,
             });
             pos += t.align;
-            if (stopAtFlowEnd || stopAfterNext) {
+            if (stopAfterNext || (stopAtFlowEnd && !missed)) {
               done = true;
               break;
             }
@@ -204,6 +205,17 @@ class CapstoneDecoder implements Decoder {
   }
 
   /** Copy `bytes` into the reusable input buffer, growing it as needed. */
+  /** Whether the word at `bytes[pos]` is an instruction Capstone rejects but the ISA has. */
+  #missed(bytes: Uint8Array, pos: number): boolean {
+    const missed = this.#target.missed;
+    if (missed === undefined || pos + 4 > bytes.length) return false;
+    const b = bytes.subarray(pos, pos + 4);
+    const word = this.#ctx.bigEndian
+      ? ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0
+      : ((b[3]! << 24) | (b[2]! << 16) | (b[1]! << 8) | b[0]!) >>> 0;
+    return missed(word);
+  }
+
   #load(bytes: Uint8Array): number {
     if (bytes.length > this.#capacity) {
       if (this.#buffer !== 0) this.#rt.cs.free(this.#buffer);
