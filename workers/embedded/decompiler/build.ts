@@ -35,6 +35,8 @@ export interface BlockLifter {
   readonly sp: string;
   /** Bytes a call pushes (the return address); the pointer size when absent. */
   readonly retAddr?: number;
+  /** Called before the first instruction of each block. */
+  startBlock?(): void;
   lift(insn: Insn): LiftedInsn;
 }
 
@@ -83,6 +85,7 @@ export function buildIr(
   const liftBlock = (start: number, entry: Flags | undefined, count: boolean): Lifted => {
     lifter.flags = entry;
     lifter.usedEntryFlags = false;
+    lifter.startBlock?.();
     const stmts: Stmt[] = [];
     let last: Control | undefined;
     let lastAt = start;

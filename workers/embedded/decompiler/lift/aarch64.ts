@@ -9,7 +9,7 @@
  */
 
 import type { Insn } from "../../arch/types.ts";
-import { type BinOp, constant, type Expr, type Stmt, type Tmp } from "../ir.ts";
+import { type BinOp, type Const, constant, type Expr, type Stmt, type Tmp } from "../ir.ts";
 import type { FlagState } from "./flags.ts";
 import {
   type A64Flags,
@@ -52,6 +52,17 @@ export class Aarch64Lifter {
   #nextTmp = 1;
   #out: Stmt[] = [];
   #at = 0;
+  /**
+   * Constants the current block put in registers (`adrp x0, page`, then `add x0, x0, #lo`):
+   * an address built in two instructions is one constant in the IR from the start, so the
+   * passes that run before propagation (call arguments, format strings) see it.
+   */
+  readonly #known = new Map<string, Const>();
+
+  /** Forgets what the previous block left in registers. */
+  startBlock(): void {
+    this.#known.clear();
+  }
 
   /** Lifts one instruction (decoded with `text`). */
   lift(insn: Insn): LiftedInsn {
@@ -132,6 +143,8 @@ export class Aarch64Lifter {
     let v = value;
     if (v.size > s.size) v = { k: "trunc", a: v, size: s.size };
     if (v.size < s.fullSize) v = { k: "ext", signed: false, a: v, size: s.fullSize };
+    if (value.k === "const" && s.size === 8) this.#known.set(s.full, value);
+    else this.#known.delete(s.full);
     this.#out.push({
       k: "set",
       dst: { k: "reg", name: s.full, size: s.fullSize },
@@ -179,7 +192,7 @@ export class Aarch64Lifter {
 
   /** The address a memory operand designates (before any writeback). */
   address(op: Mem): Expr {
-    const base = this.readReg(op.base === "wsp" ? "sp" : op.base);
+    const base = this.#known.get(op.base) ?? this.readReg(op.base === "wsp" ? "sp" : op.base);
     let a: Expr = base;
     if (op.index) {
       const idx = this.#shifted(this.readReg(op.index.name), undefined, 8);
@@ -306,6 +319,11 @@ export class Aarch64Lifter {
       case "cmn": {
         const compare = m === "cmp" || m === "cmn";
         const [x, y] = compare ? [o0, o1] : [o1, o2];
+        const page = x?.k === "reg" ? this.#known.get(x.name) : undefined;
+        if (m === "add" && page && y?.k === "imm" && y.shift === undefined) {
+          this.writeReg(dst!, constant(page.value + y.value, 8));
+          return undefined;
+        }
         const a = this.#tmp(this.read(x, size));
         const b = this.#tmp(this.read(y, size));
         const op: BinOp = m === "add" || m === "adds" || m === "cmn" ? "add" : "sub";
@@ -577,6 +595,7 @@ export class Aarch64Lifter {
   }
 
   #call(target: Expr): Control {
+    this.#known.clear();
     this.#out.push({ k: "call", target, args: [], defs: [], at: this.#at });
     this.flags = unknownFlags(target, this.#at);
     return { k: "call", target };

@@ -73,34 +73,36 @@ export function opFlags(state: FlagState): A64Flags {
 
 /**
  * Flags set by `fcmp a, b`: equal 0110, less 1000, greater 0010, unordered 0011 (NZCV). Each
- * condition is the set of those outcomes it accepts, written with the ordered comparisons.
+ * condition is the set of those outcomes it accepts, written with the intrinsics the x86 lifter
+ * uses for `ucomisd`, which count an unordered pair as "below" and "equal" as x86's flags do:
+ * `__flt(a, b)` is `!(a >= b)`, `__fle(a, b)` is `!(a > b)`.
  */
 export function fcmpFlags(a: Expr, b: Expr, at: number): A64Flags {
   const f = (name: string, x: Expr, y: Expr): Expr => ({ k: "intr", name, args: [x, y], size: 1 });
   const test = (cc: string): Expr => {
     switch (canonical(cc)) {
       case "eq":
-        return f("__feq", a, b);
+        return bin("land", not(f("__funordered", a, b)), f("__feq", a, b));
       case "ne":
-        return not(f("__feq", a, b));
+        return not(test("eq"));
       case "mi":
       case "lo":
-        return f("__flt", a, b);
+        return not(f("__fle", b, a)); // a < b
       case "pl":
       case "hs":
-        return not(f("__flt", a, b));
-      case "ls":
-        return f("__fle", a, b);
-      case "hi":
-        return not(f("__fle", a, b));
-      case "gt":
-        return f("__flt", b, a);
-      case "le":
-        return not(f("__flt", b, a));
-      case "ge":
         return f("__fle", b, a);
+      case "ls":
+        return not(f("__flt", b, a)); // a <= b
+      case "hi":
+        return f("__flt", b, a);
+      case "gt":
+        return not(f("__fle", a, b)); // a > b
+      case "le":
+        return f("__fle", a, b);
+      case "ge":
+        return not(f("__flt", a, b)); // a >= b
       case "lt":
-        return not(f("__fle", b, a));
+        return f("__flt", a, b);
       case "vs":
         return f("__funordered", a, b);
       case "vc":

@@ -4,7 +4,8 @@ import type { Decoder } from "../../arch/types.ts";
 import { Aarch64Lifter } from "./aarch64.ts";
 import type { Control } from "./x86.ts";
 import { run, type State, stateOf, writeMem } from "../interp.ts";
-import type { Stmt } from "../ir.ts";
+import { type Const, constant, type Expr, type Stmt } from "../ir.ts";
+import { fcmpFlags, holds } from "./aarch64_flags.ts";
 import { parseOperands } from "./aarch64_operands.ts";
 
 // The hex strings are little-endian instruction words from aarch64-linux-gnu-as; the comment
@@ -297,7 +298,8 @@ Deno.test("Aarch64Lifter floating point: typed intrinsics, bit moves, fcmp condi
   run(s, stmts);
   assertEquals(s.vars.get("v3"), 0xabcdn);
   assertEquals(s.vars.get("v5"), 0x3ff0000000000000n);
-  assert(s.effects.some((e) => e.name === "__flt"));
+  // mi: ordered less, `!__fle(d1, d0)`.
+  assert(s.effects.some((e) => e.name === "__fle"));
 });
 
 Deno.test("Aarch64Lifter calls, indirect jumps and address materialization", async () => {
@@ -323,4 +325,38 @@ Deno.test("Aarch64Lifter unknown instructions become __asm_ with explicit result
   const s = stateOf({ x0: 5, x1: 0x1ff80, x3: 0, x4: 0, x5: 0, x6: 0 });
   run(s, stmts);
   assertEquals([x(s, 0), x(s, 3), x(s, 4)], [0n, 0xffffff80n, 0xff80n]);
+});
+
+Deno.test("fcmpFlags() accepts exactly the outcomes each condition names", () => {
+  const bits = (f: number) => constant(new BigUint64Array(new Float64Array([f]).buffer)[0]!, 8);
+  const num = (e: Expr) => new Float64Array(new BigUint64Array([(e as Const).value]).buffer)[0]!;
+  // The x86-flag meanings the recompile header gives these intrinsics.
+  const ev = (e: Expr): boolean => {
+    if (e.k === "un") return !ev(e.a);
+    if (e.k === "bin" && e.op === "land") return ev(e.a) && ev(e.b);
+    if (e.k === "const") return e.value !== 0n;
+    assert(e.k === "intr");
+    const [a, b] = [num(e.args[0]!), num(e.args[1]!)];
+    const names: Record<string, boolean> = {
+      __flt: !(a >= b),
+      __fle: !(a > b),
+      __feq: !(a < b || a > b),
+      __funordered: Number.isNaN(a) || Number.isNaN(b),
+    };
+    return names[e.name]!;
+  };
+  // NZCV per outcome: equal 0110, less 1000, greater 0010, unordered 0011.
+  const outcomes: [number, number, number][] = [[1, 1, 0b0110], [1, 2, 0b1000], [2, 1, 0b0010], [
+    NaN,
+    1,
+    0b0011,
+  ]];
+  for (
+    const cc of ["eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le"]
+  ) {
+    for (const [a, b, nzcv] of outcomes) {
+      const got = ev(fcmpFlags(bits(a), bits(b), 0).test(cc));
+      assertEquals(got, holds(cc, nzcv), `fcmp ${a}, ${b}; ${cc}`);
+    }
+  }
 });
