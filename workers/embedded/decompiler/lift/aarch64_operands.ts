@@ -81,6 +81,9 @@ function parseInt64(text: string): bigint {
   const neg = text.startsWith("-");
   const body = neg ? text.slice(1) : text;
   const v = BigInt(body);
+  // Capstone 5 prints `mov x0, #0xffffffff80000000` as `#-0xffffffff80000000`: a "negative"
+  // whose magnitude has bit 63 set is the value's own two's-complement bits.
+  if (neg && v >= 1n << 63n) return BigInt.asIntN(64, v);
   return neg ? -v : v;
 }
 

@@ -169,6 +169,8 @@ Deno.test("Aarch64Lifter moves wide immediates", async () => {
   assertEquals(x((await exec("804682d2a079b5f2e0fffff2", { x0: 0 })).s, 0), 0xffff0000abcd1234n);
   // mov x0, #-2 (movn)
   assertEquals(x((await exec("20008092", { x0: 0 })).s, 0), M64 - 1n);
+  // mov x0, #0xffffffff80000000, which Capstone prints as #-0xffffffff80000000
+  assertEquals(x((await exec("e08361b2", { x0: 0 })).s, 0), 0xffffffff80000000n);
 });
 
 Deno.test("Aarch64Lifter bitfield aliases", async () => {
