@@ -273,4 +273,7 @@ REMCP_FCMP(remcp_funordered, a != a || b != b)
 #define __parity(x) (!__builtin_parity((unsigned)(uint8_t)(x)))
 #define __popcnt(x) __builtin_popcountll((uint64_t)(x))
 
+/* The AArch64 lifter's intrinsics. */
+#include "remcp_decomp_aarch64.h"
+
 #endif

@@ -31,9 +31,7 @@ const BIT_OPS: Record<string, string> = {
   clz: "__clz",
   cls: "__cls",
   rbit: "__rbit",
-  rev: "__rev",
-  rev16: "__rev16",
-  rev32: "__rev32",
+  rev: "__bswap",
 };
 const LOAD = /^(ldr|ldur|ldar|ldapr|ldapur|ldlar|ldtr)(b|h|sb|sh|sw)?$/;
 const STORE = /^(str|stur|stlr|stlur|sttr|stllr)(b|h)?$/;
@@ -96,7 +94,12 @@ export class Aarch64Lifter {
     return t;
   }
 
-  /** Where a register name lives: full register, its size, and the part named. */
+  /**
+   * Where a register name lives: full register, its size, and the part named. A vector
+   * register is two 8-byte halves in the IR, `v0` and `v0_hi` (as the x86 lifter splits xmm
+   * registers): scalar floating point lives in `v0` alone, and a 16-byte `q0` or `v0.16b` is
+   * both.
+   */
   static slot(name: string): { full: string; fullSize: number; size: number } | undefined {
     if (name === "sp") return { full: "sp", fullSize: 8, size: 8 };
     if (name === "wsp") return { full: "sp", fullSize: 8, size: 4 };
@@ -105,7 +108,7 @@ export class Aarch64Lifter {
     const fp = /^([bhsdq])(\d+)$/.exec(name);
     if (fp) {
       const size = { b: 1, h: 2, s: 4, d: 8, q: 16 }[fp[1] as "b" | "h" | "s" | "d" | "q"];
-      return { full: `v${fp[2]}`, fullSize: 16, size };
+      return { full: `v${fp[2]}`, fullSize: 8, size };
     }
     const vec = /^v(\d+)(?:\.(\d*)([bhsdq]))?$/.exec(name);
     if (vec) {
@@ -113,7 +116,7 @@ export class Aarch64Lifter {
       const lanes = Number(vec[2] ?? 0);
       const unit = { b: 1, h: 2, s: 4, d: 8, q: 16 }[(vec[3] ?? "q") as "b"];
       const size = lanes > 0 && lanes * unit === 8 ? 8 : 16;
-      return { full: `v${vec[1]}`, fullSize: 16, size };
+      return { full: `v${vec[1]}`, fullSize: 8, size };
     }
     return undefined;
   }
@@ -132,6 +135,10 @@ export class Aarch64Lifter {
     const s = Aarch64Lifter.slot(name);
     if (!s) throw new Unmodelled();
     const full: Expr = { k: "reg", name: s.full, size: s.fullSize };
+    if (s.size === 16) {
+      const hi: Expr = { k: "reg", name: `${s.full}_hi`, size: 8 };
+      return bin("or", ext(full, 16, false), bin("shl", ext(hi, 16, false), constant(64, 1)));
+    }
     return s.size === s.fullSize ? full : { k: "trunc", a: full, size: s.size };
   }
 
@@ -140,17 +147,25 @@ export class Aarch64Lifter {
     if (name === "xzr" || name === "wzr") return;
     const s = Aarch64Lifter.slot(name);
     if (!s) throw new Unmodelled();
+    const set = (reg: string, src: Expr) =>
+      this.#out.push({ k: "set", dst: { k: "reg", name: reg, size: 8 }, src, at: this.#at });
+    if (s.full.startsWith("v")) {
+      if (s.size === 16) {
+        const v = value.size === 16 ? this.#tmp(value) : this.#tmp(fit(value, 16, false));
+        set(s.full, { k: "trunc", a: v, size: 8 });
+        set(`${s.full}_hi`, { k: "trunc", a: bin("shr", v, constant(64, 1)), size: 8 });
+        return;
+      }
+      set(s.full, fit(fit(value, s.size, false), 8, false));
+      set(`${s.full}_hi`, constant(0, 8));
+      return;
+    }
     let v = value;
     if (v.size > s.size) v = { k: "trunc", a: v, size: s.size };
     if (v.size < s.fullSize) v = { k: "ext", signed: false, a: v, size: s.fullSize };
     if (value.k === "const" && s.size === 8) this.#known.set(s.full, value);
     else this.#known.delete(s.full);
-    this.#out.push({
-      k: "set",
-      dst: { k: "reg", name: s.full, size: s.fullSize },
-      src: v,
-      at: this.#at,
-    });
+    set(s.full, v);
   }
 
   /** `value` (of `size` bytes) with a register operand's shift or extend applied. */
@@ -586,6 +601,26 @@ export class Aarch64Lifter {
         return undefined;
       }
     }
+    if ((m === "rev16" || m === "rev32") && o1?.k === "reg") {
+      // Bytes swapped inside each 16- or 32-bit unit: the whole swapped, then the units'
+      // order restored with a rotation (rev32), or the swap written with masks (rev16).
+      const unit = m === "rev16" ? 2 : 4;
+      const v = this.#tmp(this.read(o1, size));
+      const swapped: Expr = { k: "intr", name: "__bswap", args: [v], size };
+      if (size === unit) this.writeReg(dst!, swapped);
+      else if (unit === 4) this.writeReg(dst!, rotate(this.#tmp(swapped), 32));
+      else {
+        const lo = constant(size === 4 ? 0x00ff00ffn : 0x00ff00ff00ff00ffn, size);
+        const n8 = constant(8, 1);
+        const r = bin(
+          "or",
+          bin("and", bin("shr", v, n8), lo),
+          bin("shl", bin("and", v, lo), n8),
+        );
+        this.writeReg(dst!, r);
+      }
+      return undefined;
+    }
     const bitop = BIT_OPS[m];
     if (bitop) {
       this.writeReg(dst!, { k: "intr", name: bitop, args: [this.read(o1, size)], size });
@@ -731,12 +766,14 @@ export class Aarch64Lifter {
         const r = this.readReg(o.name);
         return o.shift ? this.#shifted(r, o.shift, r.size) : r;
       }
-      if (o.k === "imm") {
-        return o.float !== undefined ? floatBits(o.float, 8) : constant(o.value, 8);
-      }
+      if (o.k === "imm") return this.read(o, 8);
       throw new Unmodelled();
     });
-    const r = this.#tmp({ k: "intr", name: `__${m.replace(/[^a-z0-9]+/g, "_")}`, args, size });
+    // A vector operation's lanes come from its arrangement: `cnt v0.8b` is `__cnt_8b`.
+    const lanes = ops.map((o) => o.k === "reg" ? /\.(\d+[bhsd])$/.exec(o.name)?.[1] : undefined)
+      .find((x) => x !== undefined);
+    const name = `__${m.replace(/[^a-z0-9]+/g, "_")}${lanes ? `_${lanes}` : ""}`;
+    const r = this.#tmp({ k: "intr", name, args, size });
     this.writeReg(o0.name, r);
     return undefined;
   }

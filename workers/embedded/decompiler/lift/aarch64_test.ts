@@ -362,3 +362,30 @@ Deno.test("fcmpFlags() accepts exactly the outcomes each condition names", () =>
     }
   }
 });
+
+Deno.test("Aarch64Lifter vector registers are two halves; scalar writes zero the upper one", async () => {
+  // ldr q0, [x1]; fmov d1, x2; mov v2.16b, v0.16b
+  const { s } = await exec("2000c03d4100679e021ca04e", { x1: 0x100, x2: 7, v1_hi: 9 }, (st) => {
+    writeMem(st, 0x100, 8, 0x1111n);
+    writeMem(st, 0x108, 8, 0x2222n);
+  });
+  const v = (n: string) => s.vars.get(n);
+  assertEquals([v("v0"), v("v0_hi"), v("v1"), v("v1_hi")], [0x1111n, 0x2222n, 7n, 0n]);
+  assertEquals([v("v2"), v("v2_hi")], [0x1111n, 0x2222n]);
+});
+
+Deno.test("Aarch64Lifter byte reversals and vector lanes in intrinsic names", async () => {
+  // rev16 w0, w1; rev16 x2, x1; rev32 x3, x1; rev x4, x1; cnt v0.8b, v0.8b; addv b0, v0.8b;
+  // movi v1.4s, #0x10, lsl #8
+  const hex = "2004c05a2204c0da2308c0da240cc0da0058200e00b8310e0126004f";
+  const { stmts, lifted, count } = await lift(hex);
+  assertEquals(lifted, count);
+  const s = stateOf({ x1: 0x1122334455667788n, v0: 0, v1: 0 });
+  run(s, stmts);
+  assertEquals(x(s, 0), 0x66558877n);
+  assertEquals(x(s, 2), 0x2211443366558877n);
+  const intrinsics = s.effects.map((e) => e.name);
+  assertEquals(intrinsics, ["__bswap", "__bswap", "__cnt_8b", "__addv_8b", "__movi_4s"]);
+  // movi's shifted immediate is one value.
+  assertEquals(s.effects.at(-1)?.args, [0x1000n]);
+});

@@ -32,8 +32,7 @@ export interface CallFacts {
 const regOf = (name: string, ptr: number): Reg => ({
   k: "reg",
   name,
-  // Vector registers (x86 xmm, AArch64 v) are 16 bytes whatever the pointer size.
-  size: /^(xmm|v)\d/.test(name) ? 16 : ptr,
+  size: name.startsWith("xmm") ? 16 : ptr,
 });
 
 /** Before SSA: calls read every argument register and define every clobbered one. */
