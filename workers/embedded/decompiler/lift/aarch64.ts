@@ -294,6 +294,16 @@ export class Aarch64Lifter {
       case "hlt":
         return { k: "stop", why: m };
     }
+    // Lanes: `umov w0, v1.s[1]`, `smov`, `mov`/`ins v0.d[1], x2`.
+    if ((m === "mov" || m === "umov" || m === "smov") && o1?.k === "elem" && dst) {
+      this.writeReg(dst, fit(this.#lane(o1), size, m === "smov"));
+      return undefined;
+    }
+    if ((m === "mov" || m === "ins") && o0?.k === "elem") {
+      const value = o1?.k === "elem" ? this.#lane(o1) : this.read(o1, o0.unit);
+      this.#setLane(o0, fit(value, o0.unit, false));
+      return undefined;
+    }
     if (dst === undefined && !/^(st|cm|tst|fcm|ccm|fccm|svc)/.test(m)) return false;
 
     const load = LOAD.exec(m);
@@ -629,6 +639,28 @@ export class Aarch64Lifter {
     return this.#floatOrVector(m, ops);
   }
 
+  /** The half of vector register `reg` holding byte `offset`, and the offset inside it. */
+  static #half(reg: number, offset: number): [string, number] {
+    return offset < 8 ? [`v${reg}`, offset] : [`v${reg}_hi`, offset - 8];
+  }
+
+  #lane(e: A64Operand & { k: "elem" }): Expr {
+    const [half, at] = Aarch64Lifter.#half(e.reg, e.unit * e.index);
+    const v: Expr = { k: "reg", name: half, size: 8 };
+    const shifted = at === 0 ? v : bin("shr", v, constant(at * 8, 1));
+    return fit(shifted, e.unit, false);
+  }
+
+  #setLane(e: A64Operand & { k: "elem" }, value: Expr): void {
+    const [half, at] = Aarch64Lifter.#half(e.reg, e.unit * e.index);
+    const mask = ((1n << BigInt(e.unit * 8)) - 1n) << BigInt(at * 8);
+    const reg: Expr = { k: "reg", name: half, size: 8 };
+    let part = fit(value, 8, false);
+    if (at > 0) part = bin("shl", part, constant(at * 8, 1));
+    const src = bin("or", bin("and", reg, constant(~mask, 8)), part);
+    this.#out.push({ k: "set", dst: { k: "reg", name: half, size: 8 }, src, at: this.#at });
+  }
+
   #call(target: Expr): Control {
     this.#known.clear();
     this.#out.push({ k: "call", target, args: [], defs: [], at: this.#at });
@@ -767,6 +799,7 @@ export class Aarch64Lifter {
         return o.shift ? this.#shifted(r, o.shift, r.size) : r;
       }
       if (o.k === "imm") return this.read(o, 8);
+      if (o.k === "elem") return this.#lane(o);
       throw new Unmodelled();
     });
     // A vector operation's lanes come from its arrangement: `cnt v0.8b` is `__cnt_8b`.

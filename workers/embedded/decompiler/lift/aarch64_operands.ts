@@ -30,6 +30,8 @@ export type A64Operand =
     index?: { name: string; shift?: Shift };
     pre: boolean;
   }
+  /** One lane of a vector register (`v0.s[1]`): `unit` bytes at lane `index`. */
+  | { k: "elem"; reg: number; unit: number; index: number }
   /** A condition (`eq`, `lt`, …). */
   | { k: "cond"; cc: string }
   /** Anything else (vector lists, system registers, barrier options). */
@@ -126,6 +128,11 @@ function parseOne(text: string): A64Operand {
   }
   const lower = text.toLowerCase();
   if (REGISTER.test(lower)) return { k: "reg", name: regName(lower) };
+  const elem = /^v(\d+)\.\d*([bhsd])\[(\d+)\]$/.exec(lower);
+  if (elem) {
+    const unit = { b: 1, h: 2, s: 4, d: 8 }[elem[2] as "b" | "h" | "s" | "d"];
+    return { k: "elem", reg: Number(elem[1]), unit, index: Number(elem[3]) };
+  }
   if (CONDITIONS.has(lower)) return { k: "cond", cc: lower };
   return { k: "other", text };
 }

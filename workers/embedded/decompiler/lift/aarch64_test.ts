@@ -389,3 +389,19 @@ Deno.test("Aarch64Lifter byte reversals and vector lanes in intrinsic names", as
   // movi's shifted immediate is one value.
   assertEquals(s.effects.at(-1)?.args, [0x1000n]);
 });
+
+Deno.test("Aarch64Lifter reads and writes single vector lanes", async () => {
+  // mov w0, v1.s[1]; smov x2, v1.h[5]; mov v3.d[1], x4; mov v3.b[0], v1.b[9];
+  // mov x5, v1.d[1]
+  const { s } = await exec("203c0c0e222c164e831c184e234c016e253c184e", {
+    v1: 0x8877665544332211n,
+    v1_hi: 0xffeeddccbbaa9980n,
+    v3: 0x1234n,
+    v3_hi: 0,
+    x4: 0xabcdn,
+  });
+  assertEquals(x(s, 0), 0x88776655n);
+  assertEquals(x(s, 2), 0xffffffffffffbbaan);
+  assertEquals([s.vars.get("v3"), s.vars.get("v3_hi")], [0x1299n, 0xabcdn]);
+  assertEquals(x(s, 5), 0xffeeddccbbaa9980n);
+});
