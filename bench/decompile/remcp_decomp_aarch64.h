@@ -118,4 +118,107 @@ REMCP_A64_F1(frintn, nearbyint(a))
 #define __fmsub(n, m, a) _Generic((n), uint32_t: remcp_a64_fb(fmaf(-remcp_a64_f(n), remcp_a64_f(m), remcp_a64_f(a))), \
   default: remcp_a64_db(fma(-remcp_a64_d(n), remcp_a64_d(m), remcp_a64_d(a))))
 
+/* Lane helpers for the NEON intrinsics below: a vector is its bits, lanes numbered from bit 0. */
+typedef unsigned __int128 remcp_vec;
+static inline uint64_t remcp_get(remcp_vec v, int bytes, int i) {
+  return (uint64_t)(v >> (8 * bytes * i)) & (bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1);
+}
+static inline remcp_vec remcp_put(remcp_vec v, int bytes, int i, uint64_t x) {
+  remcp_vec m = (bytes == 8 ? (remcp_vec)~0ull : (remcp_vec)((1ull << (8 * bytes)) - 1)) << (8 * bytes * i);
+  return (v & ~m) | (((remcp_vec)x << (8 * bytes * i)) & m);
+}
+static inline uint64_t remcp_ext(uint64_t x, int bytes, int sign) {
+  if (!sign || bytes == 8) return x;
+  int sh = 64 - 8 * bytes;
+  return (uint64_t)((int64_t)(x << sh) >> sh);
+}
+/* dup: one value in every lane; mvni: its complement. */
+#define REMCP_DUP(name, lane, total, T)                                                  \
+  static inline T name(uint64_t x) {                                                     \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < (total) / (lane); i++) r = remcp_put(r, lane, i, x);             \
+    return (T)r;                                                                         \
+  }
+REMCP_DUP(__dup_8b, 1, 8, uint64_t)
+REMCP_DUP(__dup_16b, 1, 16, remcp_vec)
+REMCP_DUP(__dup_4h, 2, 8, uint64_t)
+REMCP_DUP(__dup_8h, 2, 16, remcp_vec)
+REMCP_DUP(__dup_2s, 4, 8, uint64_t)
+REMCP_DUP(__dup_4s, 4, 16, remcp_vec)
+REMCP_DUP(__dup_2d, 8, 16, remcp_vec)
+#define __mvni_2s(imm) (~__dup_2s(imm))
+#define __mvni_4s(imm) (~__dup_4s(imm))
+#define __mvni_4h(imm) (~__dup_4h(imm))
+#define __mvni_8h(imm) (~__dup_8h(imm))
+/* ushll/sshll: lanes widened to twice their size, then shifted; the "2" forms take the upper
+   half of the source. */
+#define REMCP_XTL(name, from, sign, upper)                                               \
+  static inline remcp_vec name(remcp_vec v, uint64_t sh) {                               \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < 8 / (from); i++)                                                 \
+      r = remcp_put(r, 2 * (from), i,                                                    \
+        remcp_ext(remcp_get(v, from, i + (upper) * 8 / (from)), from, sign) << sh);      \
+    return r;                                                                            \
+  }
+REMCP_XTL(__ushll_8h, 1, 0, 0)
+REMCP_XTL(__ushll2_8h, 1, 0, 1)
+REMCP_XTL(__sshll_8h, 1, 1, 0)
+REMCP_XTL(__sshll2_8h, 1, 1, 1)
+REMCP_XTL(__ushll_4s, 2, 0, 0)
+REMCP_XTL(__ushll2_4s, 2, 0, 1)
+REMCP_XTL(__sshll_4s, 2, 1, 0)
+REMCP_XTL(__sshll2_4s, 2, 1, 1)
+REMCP_XTL(__ushll_2d, 4, 0, 0)
+REMCP_XTL(__ushll2_2d, 4, 0, 1)
+REMCP_XTL(__sshll_2d, 4, 1, 0)
+REMCP_XTL(__sshll2_2d, 4, 1, 1)
+/* uaddw/saddw: wide lanes plus the narrow lanes widened ("2": the upper narrow half). */
+#define REMCP_ADDW(name, to, sign, upper)                                                \
+  static inline remcp_vec name(remcp_vec a, remcp_vec b) {                               \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < 16 / (to); i++)                                                  \
+      r = remcp_put(r, to, i, remcp_get(a, to, i) +                                      \
+        remcp_ext(remcp_get(b, (to) / 2, i + (upper) * 8 / ((to) / 2)), (to) / 2, sign)); \
+    return r;                                                                            \
+  }
+REMCP_ADDW(__uaddw_8h, 2, 0, 0)
+REMCP_ADDW(__uaddw2_8h, 2, 0, 1)
+REMCP_ADDW(__saddw_8h, 2, 1, 0)
+REMCP_ADDW(__saddw2_8h, 2, 1, 1)
+REMCP_ADDW(__uaddw_4s, 4, 0, 0)
+REMCP_ADDW(__uaddw2_4s, 4, 0, 1)
+REMCP_ADDW(__saddw_4s, 4, 1, 0)
+REMCP_ADDW(__saddw2_4s, 4, 1, 1)
+REMCP_ADDW(__uaddw_2d, 8, 0, 0)
+REMCP_ADDW(__uaddw2_2d, 8, 0, 1)
+REMCP_ADDW(__saddw_2d, 8, 1, 0)
+REMCP_ADDW(__saddw2_2d, 8, 1, 1)
+/* uaddlp: adjacent pairs of lanes added into one lane of twice the size. */
+#define REMCP_ADDLP(name, to, total, T)                                                  \
+  static inline T name(remcp_vec v) {                                                    \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < (total) / (to); i++)                                             \
+      r = remcp_put(r, to, i, remcp_get(v, (to) / 2, 2 * i) + remcp_get(v, (to) / 2, 2 * i + 1)); \
+    return (T)r;                                                                         \
+  }
+REMCP_ADDLP(__uaddlp_4h, 2, 8, uint64_t)
+REMCP_ADDLP(__uaddlp_8h, 2, 16, remcp_vec)
+REMCP_ADDLP(__uaddlp_2s, 4, 8, uint64_t)
+REMCP_ADDLP(__uaddlp_4s, 4, 16, remcp_vec)
+/* rev64: lanes reversed inside each 64-bit half. */
+#define REMCP_REV64(name, lane, total, T)                                                \
+  static inline T name(remcp_vec v) {                                                    \
+    remcp_vec r = 0;                                                                     \
+    int n = 8 / (lane);                                                                  \
+    for (int i = 0; i < (total) / (lane); i++)                                           \
+      r = remcp_put(r, lane, i, remcp_get(v, lane, (i / n) * n + (n - 1 - i % n)));      \
+    return (T)r;                                                                         \
+  }
+REMCP_REV64(__rev64_8b, 1, 8, uint64_t)
+REMCP_REV64(__rev64_16b, 1, 16, remcp_vec)
+REMCP_REV64(__rev64_4h, 2, 8, uint64_t)
+REMCP_REV64(__rev64_8h, 2, 16, remcp_vec)
+REMCP_REV64(__rev64_2s, 4, 8, uint64_t)
+REMCP_REV64(__rev64_4s, 4, 16, remcp_vec)
+
 #endif
