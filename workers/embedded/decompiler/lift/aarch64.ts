@@ -295,11 +295,11 @@ export class Aarch64Lifter {
         return { k: "stop", why: m };
     }
     // Lanes: `umov w0, v1.s[1]`, `smov`, `mov`/`ins v0.d[1], x2`.
-    if ((m === "mov" || m === "umov" || m === "smov") && o1?.k === "elem" && dst) {
+    if ((m === "mov" || m === "umov" || m === "smov" || m === "fmov") && o1?.k === "elem" && dst) {
       this.writeReg(dst, fit(this.#lane(o1), size, m === "smov"));
       return undefined;
     }
-    if ((m === "mov" || m === "ins") && o0?.k === "elem") {
+    if ((m === "mov" || m === "ins" || m === "fmov") && o0?.k === "elem") {
       const value = o1?.k === "elem" ? this.#lane(o1) : this.read(o1, o0.unit);
       this.#setLane(o0, fit(value, o0.unit, false));
       return undefined;

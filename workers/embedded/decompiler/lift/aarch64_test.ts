@@ -404,4 +404,7 @@ Deno.test("Aarch64Lifter reads and writes single vector lanes", async () => {
   assertEquals(x(s, 2), 0xffffffffffffbbaan);
   assertEquals([s.vars.get("v3"), s.vars.get("v3_hi")], [0x1299n, 0xabcdn]);
   assertEquals(x(s, 5), 0xffeeddccbbaa9980n);
+  // fmov v3.d[1], x4; fmov x5, v1.d[1]
+  const f = (await exec("8300af9e2500ae9e", { v1_hi: 0x42, v3: 1, v3_hi: 2, x4: 0x77 })).s;
+  assertEquals([f.vars.get("v3"), f.vars.get("v3_hi"), x(f, 5)], [1n, 0x77n, 0x42n]);
 });
