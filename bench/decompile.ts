@@ -10,9 +10,13 @@
  * - coverage on real stripped binaries (/bin/ls, python3): the share of functions that give
  *   output, and of functions free of `__asm_` intrinsics.
  *
- *   deno run -A bench/decompile.ts [--cc gcc,clang] [--opt O0,O2] [--trials 100]
+ *   deno run -A bench/decompile.ts [--cc gcc,clang,aarch64-gcc,aarch64-clang] [--opt O0,O2] [--trials 100]
  *     [--only f1,f2] [--no-coverage] [--coverage-max N] [--identity] [--keep DIR] [--json FILE]
  *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]]
+ *
+ * `--cc` takes compiler labels: gcc and clang build for the host (x86-64); aarch64-gcc and
+ * aarch64-clang build for AArch64 with Debian's cross toolchain and run the driver under
+ * qemu-user (`apt-get install gcc-aarch64-linux-gnu qemu-user`).
  *
  * `--identity` replaces the decompiler with the corpus source itself (a check of the harness:
  * everything must come out equivalent). `--show NAME` prints that function's pseudo-C and
