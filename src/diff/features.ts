@@ -4,6 +4,7 @@
  * plain data out.
  */
 import { Hasher, hashText } from "./hash.ts";
+import { splitOperands } from "../split_operands.ts";
 
 /** One instruction as a backend lists it. */
 export interface FeatureInsn {
@@ -172,22 +173,6 @@ function zeroLittleEndian(bytes: Uint8Array, value: number, width: 4 | 8): boole
 }
 
 /** Operands split at top-level commas. */
-function splitOperands(operands: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of operands) {
-    if (ch === "[" || ch === "(" || ch === "{") depth++;
-    if (ch === "]" || ch === ")" || ch === "}") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur.trim());
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur.trim() !== "") out.push(cur.trim());
-  return out;
-}
-
 const IMMEDIATE = /^[#$]?(-?(?:0x[0-9a-f]+|\d+))$/i;
 
 /** r(egister), m(emory) or i(mmediate) per operand: what syntax differences keep. */

@@ -7,6 +7,8 @@
  * here, into typed operands.
  */
 
+import { splitOperands } from "../../../../src/split_operands.ts";
+
 /** A shift or extend applied to a register (or an immediate's `lsl #12`). */
 export interface Shift {
   kind: string;
@@ -62,23 +64,6 @@ const SHIFT = /^(lsl|lsr|asr|ror|msl|[us]xt[bhwx])(?:\s+#(-?(?:0x)?[0-9a-f]+))?$
 const REGISTER =
   /^(?:[xw](?:[12]?\d|30)|sp|wsp|xzr|wzr|fp|lr|[bhsdq](?:[12]?\d|3[01])|v(?:[12]?\d|3[01])(?:\.\d*[bhsdq])?)$/;
 
-/** Splits at top-level commas (not inside `[...]` or `{...}`). */
-function split(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of s) {
-    if (ch === "[" || ch === "{") depth++;
-    if (ch === "]" || ch === "}") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur.trim());
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur.trim() !== "") out.push(cur.trim());
-  return out;
-}
-
 function parseInt64(text: string): bigint {
   const neg = text.startsWith("-");
   const body = neg ? text.slice(1) : text;
@@ -103,7 +88,7 @@ function regName(text: string): string {
 function parseMem(text: string): A64Operand {
   const pre = text.endsWith("!");
   const inner = text.slice(1, text.lastIndexOf("]"));
-  const parts = split(inner);
+  const parts = splitOperands(inner);
   const base = regName(parts[0] ?? "");
   const mem: A64Operand & { k: "mem" } = { k: "mem", base, offset: 0n, pre };
   const second = parts[1];
@@ -140,7 +125,7 @@ function parseOne(text: string): A64Operand {
 /** The operands of one instruction's printed operand string. */
 export function parseOperands(opStr: string): A64Operand[] {
   const out: A64Operand[] = [];
-  for (const part of split(opStr)) {
+  for (const part of splitOperands(opStr)) {
     const shift = parseShift(part);
     const prev = out[out.length - 1];
     // `lsl #3`, `sxtw #2`, `uxtb` after a register or immediate modify it.
