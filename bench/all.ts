@@ -10,6 +10,8 @@ const BENCHES = [
   "execute",
   "startup",
   "daemon_load",
+  "http_relay",
+  "open_memory",
   "run_batch",
   "invoke_cost",
   "sandbox_hop",
@@ -17,6 +19,7 @@ const BENCHES = [
   "fuzz",
   "cluster",
   "decompile",
+  "structure",
 ];
 /** Extra `deno run` flags a benchmark needs. */
 const FLAGS: Record<string, string[]> = { sandbox_hop: ["--unstable-worker-options"] };

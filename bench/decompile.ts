@@ -7,11 +7,12 @@
  *   the original on the same random inputs in a crash-safe driver;
  * - structure and speed: gotos and lines per function, median and p99 ms per function, with the
  *   ratio to disassemble_function on the same functions in the same run;
- * - coverage on real stripped binaries (/bin/ls, python3): the share of functions that give
- *   output, and of functions free of `__asm_` intrinsics.
+ * - coverage on real binaries (/bin/ls, python3, and with `--corpus DIR` the programs
+ *   bench/corpus.sh built from Debian sources): bench/lifted_share.ts's measurement.
  *
  *   deno run -A bench/decompile.ts [--cc gcc,clang,aarch64-gcc,aarch64-clang] [--opt O0,O2] [--trials 100]
- *     [--only f1,f2] [--no-coverage] [--coverage-max N] [--identity] [--keep DIR] [--json FILE]
+ *     [--only f1,f2] [--no-coverage] [--coverage-only] [--coverage-max N] [--corpus DIR]
+ *     [--identity] [--keep DIR] [--json FILE]
  *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]]
  *
  * `--cc` takes compiler labels: gcc and clang build for the host (x86-64); aarch64-gcc and
@@ -27,14 +28,16 @@
  */
 import { parseArgs } from "node:util";
 import { buildCorpus, type CorpusBuild, haveCompiler } from "./decompile/build.ts";
-import { ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
+import { ghidraAnswer, ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
+import { pairUp, SIDE_HEADER, sideRow } from "./decompile/side_by_side.ts";
 import {
   type Decompiler,
   type FunctionOutcome,
   runDifferential,
   summarize,
 } from "./decompile/differential.ts";
-import { decompileAll, listFunctions } from "./decompile/engine_runner.ts";
+import { decompileAll } from "./decompile/engine_runner.ts";
+import { liftedShare, row, SHARE_HEADER, type ShareResult } from "./lifted_share.ts";
 import { identityDecompiler } from "./decompile/identity.ts";
 import { loadCorpus } from "./decompile/signatures.ts";
 import { mean, pct, quantile, shapeOf, table, topCounts } from "./decompile/stats.ts";
@@ -175,20 +178,7 @@ async function differential(
         "decompiled (goals: fewer gotos than Ghidra, faster at the median)",
     );
     console.log(table(
-      [
-        "build",
-        "both",
-        "gotos remcp",
-        "gotos Ghidra",
-        "fewer/more gotos",
-        "lines remcp",
-        "lines Ghidra",
-        "median ms remcp",
-        "median ms Ghidra",
-        "p99 ms remcp",
-        "p99 ms Ghidra",
-        "Ghidra/remcp median",
-      ],
+      ["build", ...SIDE_HEADER],
       sideBySide,
     ));
   }
@@ -209,31 +199,19 @@ async function compareWithGhidra(
     build.stripped,
     ours.map((o) => `0x${o.address!.toString(16)}`),
   );
-  const pairs = ours.flatMap((o, i) => {
-    const g = theirs[i]!;
-    return g.ok ? [{ o, g, shape: shapeOf(String(g.result?.code)) }] : [];
-  });
-  const ms = pairs.map((p) => p.o.ms ?? 0);
-  const gms = pairs.map((p) => p.g.ms);
-  const fewer = pairs.filter((p) => p.o.shape!.gotos < p.shape.gotos).length;
-  const more = pairs.filter((p) => p.o.shape!.gotos > p.shape.gotos).length;
-  return [
-    label,
-    `${pairs.length}/${ours.length}`,
-    fmt(mean(pairs.map((p) => p.o.shape!.gotos)), 2),
-    fmt(mean(pairs.map((p) => p.shape.gotos)), 2),
-    `${fewer}/${more}`,
-    fmt(mean(pairs.map((p) => p.o.shape!.lines))),
-    fmt(mean(pairs.map((p) => p.shape.lines))),
-    fmt(quantile(ms, 0.5), 2),
-    fmt(quantile(gms, 0.5), 2),
-    fmt(quantile(ms, 0.99), 2),
-    fmt(quantile(gms, 0.99), 2),
-    `${(quantile(gms, 0.5) / quantile(ms, 0.5)).toFixed(2)}×`,
-  ];
+  const pairs = pairUp(
+    ours.map((o) => o.name),
+    ours.map((o) => ({ ms: o.ms ?? 0, code: o.code ?? "" })),
+    theirs.map(ghidraAnswer),
+  );
+  return sideRow(label, pairs, ours.length);
 }
 
-async function coverage(max: number, budgetS: number): Promise<Record<string, unknown>[]> {
+/**
+ * Coverage on real stripped binaries (and the Debian-source corpus of bench/corpus.sh with
+ * `--corpus DIR`): bench/lifted_share.ts's in-process measurement, one row per binary.
+ */
+async function coverage(max: number, corpus: string | undefined): Promise<ShareResult[]> {
   const files: string[] = [];
   for (const f of ["/bin/ls", "/usr/bin/python3"]) {
     try {
@@ -242,82 +220,22 @@ async function coverage(max: number, budgetS: number): Promise<Record<string, un
       console.log(`skip ${f}: not on this machine`);
     }
   }
-  const rows: string[][] = [];
-  const out: Record<string, unknown>[] = [];
-  const reasons: string[] = [];
-  for (const file of files) {
-    const stateDir = await Deno.makeTempDir({ prefix: "remcp_bench_coverage_" });
-    const addresses = await listFunctions(file, { stateDir });
-    // A sample evenly spread over the address space when the binary has more functions.
-    const step = Math.max(1, addresses.length / max);
-    const sample: string[] = [];
-    for (let i = 0; i < addresses.length && sample.length < max; i += step) {
-      sample.push(addresses[Math.floor(i)]!);
+  if (corpus) {
+    for await (const e of Deno.readDir(`${corpus}/bin`)) {
+      if (e.isFile) files.push(`${corpus}/bin/${e.name}`);
     }
-    const t0 = performance.now();
-    const { results } = await decompileAll(file, sample, { budgetS, stateDir });
-    await Deno.remove(stateDir, { recursive: true });
-    const ok = results.filter((r) => r.ok && typeof r.result?.code === "string");
-    const shapes = ok.map((r) => shapeOf(r.result!.code as string));
-    const clean = shapes.filter((s) => s.asmIntrinsics === 0).length;
-    // Instructions lifted without an intrinsic, estimated from the output: each `__asm_` call
-    // stands for one instruction the lifter kept as it is.
-    const insns = ok.reduce((n, r) => n + (r.instructions ?? 0), 0);
-    const asm = shapes.reduce((n, s) => n + s.asmIntrinsics, 0);
-    for (const r of results) {
-      if (!r.ok) {
-        reasons.push(
-          `${r.errorType}: ${(r.error ?? "").replace(/0x[0-9a-f]+/gi, "0x…").slice(0, 100)}`,
-        );
-      }
-    }
-    const ms = results.map((r) => r.ms);
-    rows.push([
-      file,
-      `${sample.length}/${addresses.length}`,
-      pct(ok.length, sample.length),
-      pct(clean, ok.length),
-      insns === 0 ? "-" : `${(100 * (1 - asm / insns)).toFixed(2)}%`,
-      ...shapeCells(
-        shapes.map((s) => s.gotos),
-        shapes.map((s) => s.lines),
-        ms,
-        results.flatMap((r) => r.disasmMs !== undefined ? [r.disasmMs] : []),
-        t0,
-      ),
-    ]);
-    out.push({
-      file,
-      functions: addresses.length,
-      sampled: sample.length,
-      ok: ok.length,
-      clean,
-      instructions: insns,
-      asm,
-    });
   }
+  const out: ShareResult[] = [];
+  for (const file of files) out.push(await liftedShare(file, max));
   console.log(
-    "\nCoverage on real stripped binaries (goals: 100% give output, >= 99.5% of instructions " +
+    "\nCoverage on real binaries (goals: 100% give output, >= 99.5% of instructions " +
       "lifted without intrinsics)",
   );
-  console.log(table(
-    [
-      "binary",
-      "functions",
-      "output",
-      "no __asm_",
-      "insns lifted",
-      ...SHAPE_HEADER,
-    ],
-    rows,
-  ));
-  console.log(
-    "insns lifted: 1 - (__asm_ calls in the output) / (instructions disassemble_function lists), " +
-      "over the functions that gave output",
-  );
-  if (reasons.length > 0) {
+  console.log(table(SHARE_HEADER, out.map((r) => row(r, r.path.replace(/^.*\/bin\//, "")))));
+  const errors = out.flatMap((r) => [...r.errors].flatMap(([why, n]) => Array(n).fill(why)));
+  if (errors.length > 0) {
     console.log("\nMost frequent errors:");
-    for (const line of topCounts(reasons, 10)) console.log(`  ${line}`);
+    for (const line of topCounts(errors, 10)) console.log(`  ${line}`);
   }
   return out;
 }
@@ -333,6 +251,7 @@ async function main(): Promise<void> {
       "no-coverage": { type: "boolean" },
       "coverage-only": { type: "boolean" },
       "coverage-max": { type: "string", default: "1500" },
+      corpus: { type: "string" },
       budget: { type: "string", default: "60" },
       identity: { type: "boolean" },
       keep: { type: "string" },
@@ -363,7 +282,11 @@ async function main(): Promise<void> {
     });
   }
   if (!values["no-coverage"] && !values.identity) {
-    report.coverage = await coverage(Number(values["coverage-max"]), budgetS);
+    report.coverage = (await coverage(Number(values["coverage-max"]), values.corpus)).map((r) => ({
+      ...r,
+      mnemonics: Object.fromEntries(r.mnemonics),
+      errors: Object.fromEntries(r.errors),
+    }));
   }
   if (values.json) await Deno.writeTextFile(values.json, JSON.stringify(report, null, 1));
 }

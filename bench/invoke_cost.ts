@@ -1,9 +1,14 @@
 /**
- * Where an invoke's time goes, in one process: the dispatcher called directly (no client, no
- * sandbox) against the same call made N times from one `execute` script, against N calls from a
- * real stdio client. Prints medians in ms per call and the ratios.
+ * What an `invoke` costs against a client's call, in one run: N sequential calls of one tool from
+ * a real stdio client, against one `execute` (sent by the same client to the same server, sandbox
+ * warm) whose script makes the same N calls with `await invoke(...)`, on a server whose sandbox is a
+ * thread (`REMCP_SANDBOX=thread`) and on one whose sandbox is a process (the default). Also the
+ * split: the dispatcher called in-process (the worker hop alone) and the same script run
+ * in-process. Every way is timed round by round, interleaved, so a busy machine's drift hits each
+ * alike. Prints medians in ms per call and the ratios (goal: invokes >= 2x faster than client
+ * calls).
  *
- *   deno run -A bench/invoke_cost.ts [binary] [N]
+ *   deno run -A bench/invoke_cost.ts [binary] [N] [tool]
  */
 import { fixture, startRemcp } from "../tests/_harness.ts";
 import { loadConfig } from "../src/config.ts";
@@ -12,19 +17,10 @@ import { createSupervisor } from "../src/supervisor/create.ts";
 import type { CallContext } from "../src/supervisor/host.ts";
 
 const FILE = Deno.args[0] ?? fixture("elf_x86_64_gcc_O2");
-const N = Number(Deno.args[1] ?? 200);
-const REPS = 7;
+const N = Number(Deno.args[1] ?? 100);
+const TOOL = Deno.args[2] ?? "get_database_info";
+const REPS = 9;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-async function perCall(f: () => Promise<unknown>): Promise<number> {
-  await f();
-  const xs: number[] = [];
-  for (let i = 0; i < REPS; i++) {
-    const t0 = performance.now();
-    await f();
-    xs.push((performance.now() - t0) / N);
-  }
-  return median(xs);
-}
 
 const stateDir = await Deno.makeTempDir({ prefix: "remcp-bench-" });
 const config = loadConfig({ REMCP_STATE_DIR: stateDir, REMCP_LOG_LEVEL: "error" });
@@ -35,35 +31,62 @@ const ctx: CallContext = {
   progress() {},
   via: "client",
 };
-const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" } });
+const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
+const h = await startRemcp({ env: { ...env, REMCP_SANDBOX: "thread" } });
+const hp = await startRemcp({ env: { ...env, REMCP_SANDBOX: "process" } });
 try {
-  await sup.callTool("open_database", { path: FILE }, ctx);
+  const opened = await sup.callTool("open_database", { path: FILE }, ctx);
+  const database = String(opened.structuredContent?.database);
   await sup.callTool("wait_for_analysis", {}, ctx);
-  const args = { address: "main", size: 16 };
-  const direct = await perCall(async () => {
-    for (let i = 0; i < N; i++) await sup.callTool("read_bytes", args, ctx);
-  });
-  const code = `for (let i = 0; i < ${N}; i++) await invoke("read_bytes", ` +
-    `{ address: "main", size: 16 }); 1`;
-  const scripted = await perCall(async () => {
-    const r = await sup.callTool("execute", { code }, ctx);
-    if (r.isError) throw new Error(r.content[0]!.text);
-  });
-  await h.client.callTool({ name: "open_database", arguments: { path: FILE } });
-  await h.client.callTool({ name: "wait_for_analysis", arguments: {} });
-  const client = await perCall(async () => {
-    for (let i = 0; i < N; i++) {
-      await h.client.callTool({ name: "read_bytes", arguments: args });
+  for (const server of [h, hp]) {
+    await server.client.callTool({ name: "open_database", arguments: { path: FILE } });
+    await server.client.callTool({ name: "wait_for_analysis", arguments: {} });
+  }
+  const args = { database };
+  const code = `for (let i = 0; i < ${N}; i++) await invoke(${JSON.stringify(TOOL)}, ` +
+    `${JSON.stringify(args)}); 1`;
+  const failed = (r: { isError?: unknown; content: unknown }) => {
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+  };
+  // The ways, interleaved round by round so that a busy machine's drift hits each alike.
+  const ways: Record<string, () => Promise<unknown>> = {
+    direct: async () => {
+      for (let i = 0; i < N; i++) failed(await sup.callTool(TOOL, args, ctx));
+    },
+    inProcess: async () => failed(await sup.callTool("execute", { code }, ctx)),
+    client: async () => {
+      for (let i = 0; i < N; i++) {
+        failed(await hp.client.callTool({ name: TOOL, arguments: args }) as never);
+      }
+    },
+    execute: async () =>
+      failed(await h.client.callTool({ name: "execute", arguments: { code } }) as never),
+    executeProcess: async () =>
+      failed(await hp.client.callTool({ name: "execute", arguments: { code } }) as never),
+  };
+  const times: Record<string, number[]> = {};
+  for (let rep = -1; rep < REPS; rep++) {
+    for (const [name, f] of Object.entries(ways)) {
+      const t0 = performance.now();
+      await f();
+      if (rep >= 0) (times[name] ??= []).push((performance.now() - t0) / N);
     }
-  });
-  console.log(`per call of read_bytes, median of ${REPS} runs of ${N} calls (ms):`);
-  console.log(`  dispatcher in-process (worker hop only): ${direct.toFixed(3)}`);
-  console.log(`  invoke from one execute script:          ${scripted.toFixed(3)}`);
-  console.log(`  stdio client call:                       ${client.toFixed(3)}`);
-  console.log(`  sandbox cost per invoke: ${(scripted - direct).toFixed(3)} ms`);
-  console.log(`  client calls / invokes: ${(client / scripted).toFixed(2)}x (goal >= 2x)`);
+  }
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  console.log(`per call of ${TOOL}, median of ${REPS} rounds of ${N} calls (ms):`);
+  console.log(`  dispatcher in-process (worker hop only):     ${m.direct!.toFixed(3)}`);
+  console.log(`  invoke, execute run in-process:              ${m.inProcess!.toFixed(3)}`);
+  console.log(`  invoke, execute sent by a stdio client:      ${m.executeProcess!.toFixed(3)}`);
+  console.log(`  the same, sandbox in a thread:               ${m.execute!.toFixed(3)}`);
+  console.log(`  stdio client call:                           ${m.client!.toFixed(3)}`);
+  console.log(`  sandbox cost per invoke: ${(m.inProcess! - m.direct!).toFixed(3)} ms`);
+  console.log(
+    `  client calls / invokes: ${(m.client! / m.executeProcess!).toFixed(2)}x (goal >= 2x); ` +
+      `with the sandbox in a thread: ${(m.client! / m.execute!).toFixed(2)}x`,
+  );
 } finally {
   await h.close();
+  await hp.close();
   await sup.shutdown();
   await Deno.remove(stateDir, { recursive: true }).catch(() => {});
 }

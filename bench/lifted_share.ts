@@ -1,12 +1,16 @@
 /**
- * The embedded decompiler over every function of a real binary: the share of functions that
- * give C, the share of instructions lifted without `__asm_` intrinsics (and which mnemonics are
- * not), and milliseconds per function (median, p99) against decoding the same functions with
- * text in the same run.
+ * The embedded decompiler over the functions of real binaries, in process: the share of
+ * functions that give C, the share of instructions lifted without `__asm_` intrinsics (and which
+ * mnemonics are not), gotos per function, and milliseconds per function (median, p99) against
+ * decoding the same functions with text in the same run.
  *
- * Run: `deno run -A bench/lifted_share.ts [file ...]` (default /bin/ls)
+ * Run: `deno run -A bench/lifted_share.ts [--max N] [--corpus DIR] [file ...]` (default /bin/ls).
+ * `--max N` decompiles N functions spread evenly over the binary's (python3 has thousands);
+ * `--corpus DIR` adds every program bench/corpus.sh built into DIR/bin (Debian sources built
+ * with gcc and clang at each optimization level) and prints one table row per program.
  */
 
+import { parseArgs } from "node:util";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
 import { NameIndex } from "../workers/embedded/names.ts";
 import { CodeView } from "../workers/embedded/code.ts";
@@ -14,8 +18,29 @@ import { analyze } from "../workers/embedded/analysis/analyze.ts";
 import { AnnotationStore } from "../workers/shared/store/store.ts";
 import type { EmbeddedDb } from "../workers/embedded/db.ts";
 import { decompiled, DecompilerCache, renderFor } from "../workers/embedded/decompiler/service.ts";
+import { evenSample, quantile, table } from "./decompile/stats.ts";
 
-async function bench(path: string): Promise<void> {
+/** What one binary measured. */
+export interface ShareResult {
+  path: string;
+  /** Functions in the binary (imports excluded) and how many were decompiled. */
+  functions: number;
+  sampled: number;
+  ok: number;
+  instructions: number;
+  unlifted: number;
+  gotos: number;
+  /** Milliseconds per function that gave C. */
+  ms: number[];
+  /** Decompiling time over decoding the same functions with text. */
+  decodeRatio: number;
+  /** Unlifted mnemonic → functions that have it. */
+  mnemonics: Map<string, number>;
+  errors: Map<string, number>;
+}
+
+/** Decompiles (a sample of at most `max`) functions of the binary at `path`. */
+export async function liftedShare(path: string, max = Infinity): Promise<ShareResult> {
   const bytes = await Deno.readFile(path);
   const image = openImage(bytes);
   const names = new NameIndex(image);
@@ -38,17 +63,23 @@ async function bench(path: string): Promise<void> {
     analysis,
   };
   const cache = new DecompilerCache(1 << 20);
-  let ok = 0;
-  let failed = 0;
-  let instructions = 0;
-  let unlifted = 0;
-  let gotos = 0;
-  const times: number[] = [];
+  const all = [...analysis.functions()].filter((fn) => !fn.flags.includes("import"));
+  const fns = evenSample(all, max);
+  const r: ShareResult = {
+    path,
+    functions: all.length,
+    sampled: fns.length,
+    ok: 0,
+    instructions: 0,
+    unlifted: 0,
+    gotos: 0,
+    ms: [],
+    decodeRatio: NaN,
+    mnemonics: new Map(),
+    errors: new Map(),
+  };
   let decodeMs = 0;
-  const mnemonics = new Map<string, number>();
-  const errors = new Map<string, number>();
-  for (const fn of analysis.functions()) {
-    if (fn.flags.includes("import")) continue;
+  for (const fn of fns) {
     const r0 = performance.now();
     analysis.instructionsOf(fn, decoder, { detail: true, text: true });
     decodeMs += performance.now() - r0;
@@ -56,56 +87,119 @@ async function bench(path: string): Promise<void> {
     try {
       const dec = await decompiled(d, fn, cache);
       renderFor(d, fn, dec, new Map());
-      times.push(performance.now() - t0);
-      ok++;
-      instructions += dec.instructions;
-      unlifted += dec.unlifted;
-      gotos += dec.gotos;
+      r.ms.push(performance.now() - t0);
+      r.ok++;
+      r.instructions += dec.instructions;
+      r.unlifted += dec.unlifted;
+      r.gotos += dec.gotos;
       for (const w of dec.warnings) {
         const m = /not lifted \(shown as __asm_ calls\): (.*)$/.exec(w);
-        if (m) { for (const x of m[1]!.split(", ")) mnemonics.set(x, (mnemonics.get(x) ?? 0) + 1); }
+        if (m) {
+          for (const x of m[1]!.split(", ")) r.mnemonics.set(x, (r.mnemonics.get(x) ?? 0) + 1);
+        }
       }
     } catch (err) {
-      failed++;
       const why = err instanceof Error
         ? err.message.replace(/ at 0x[0-9a-f]+/g, "").slice(0, 80)
         : String(err);
-      errors.set(why, (errors.get(why) ?? 0) + 1);
+      r.errors.set(why, (r.errors.get(why) ?? 0) + 1);
     }
   }
   store.close();
-  await Deno.remove(storePath).catch(() => {});
-  await Deno.remove(storePath + "-wal").catch(() => {});
-  await Deno.remove(storePath + "-shm").catch(() => {});
-  times.sort((a, b) => a - b);
-  const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0;
-  const total = times.reduce((a, b) => a + b, 0);
-  console.log(`${path}: ${ok + failed} functions, ${ok} give C (${pct(ok / (ok + failed))})`);
+  for (const suffix of ["", "-wal", "-shm"]) await Deno.remove(storePath + suffix).catch(() => {});
+  r.decodeRatio = r.ms.reduce((a, b) => a + b, 0) / Math.max(1, decodeMs);
+  return r;
+}
+
+function pct(x: number): string {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(2)}%` : "-";
+}
+
+/** The table columns of {@link row}. */
+export const SHARE_HEADER = [
+  "binary",
+  "functions",
+  "give C",
+  "insns lifted",
+  "gotos/fn",
+  "median ms",
+  "p99 ms",
+  "× decode",
+];
+
+/** One table row of a result. */
+export function row(r: ShareResult, name = r.path): string[] {
+  return [
+    name,
+    r.sampled === r.functions ? String(r.functions) : `${r.sampled}/${r.functions}`,
+    pct(r.ok / r.sampled),
+    pct(1 - r.unlifted / r.instructions),
+    (r.gotos / Math.max(1, r.ok)).toFixed(2),
+    quantile(r.ms, 0.5).toFixed(1),
+    quantile(r.ms, 0.99).toFixed(1),
+    `${r.decodeRatio.toFixed(1)}×`,
+  ];
+}
+
+function details(r: ShareResult): void {
   console.log(
-    `  instructions: ${instructions}, lifted without intrinsics: ${
-      pct(1 - unlifted / instructions)
-    }`,
+    `${r.path}: ${r.ok} of ${r.sampled} functions give C (${pct(r.ok / r.sampled)}); ` +
+      `${r.instructions} instructions, ${r.unlifted} not lifted ` +
+      `(${pct(1 - r.unlifted / r.instructions)} lifted without intrinsics)`,
   );
-  console.log(`  gotos: ${gotos} (${(gotos / Math.max(1, ok)).toFixed(2)} per function)`);
-  console.log(
-    `  ms per function: median ${q(0.5).toFixed(1)}, p99 ${q(0.99).toFixed(1)}; ` +
-      `decompiling takes ${(total / Math.max(1, decodeMs)).toFixed(1)}x the time of decoding ` +
-      `the same functions with text`,
-  );
-  const top = [...mnemonics].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  const top = [...r.mnemonics].sort((a, b) => b[1] - a[1]).slice(0, 12);
   if (top.length > 0) {
     console.log(
       `  functions with unlifted mnemonics: ${top.map(([m, n]) => `${m} ${n}`).join(", ")}`,
     );
   }
-  for (const [why, n] of errors) console.log(`  error x${n}: ${why}`);
+  for (const [why, n] of r.errors) console.log(`  error x${n}: ${why}`);
 }
 
-function pct(x: number): string {
-  return `${(x * 100).toFixed(2)}%`;
+async function corpusFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(`${dir}/bin`)) if (e.isFile) out.push(`${dir}/bin/${e.name}`);
+  return out.sort();
 }
 
 if (import.meta.main) {
-  const files = Deno.args.length > 0 ? Deno.args : ["/bin/ls"];
-  for (const f of files) await bench(f);
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: { max: { type: "string" }, corpus: { type: "string" } },
+  });
+  const max = values.max ? Number(values.max) : Infinity;
+  const files = [...positionals];
+  if (values.corpus) files.push(...await corpusFiles(values.corpus));
+  if (files.length === 0) files.push("/bin/ls");
+  const rows: string[][] = [];
+  const totals = { functions: 0, ok: 0, instructions: 0, unlifted: 0, gotos: 0 };
+  const ms: number[] = [];
+  for (const f of files) {
+    const r = await liftedShare(f, max);
+    details(r);
+    rows.push(row(r, f.replace(/^.*\/bin\//, "")));
+    totals.functions += r.sampled;
+    totals.ok += r.ok;
+    totals.instructions += r.instructions;
+    totals.unlifted += r.unlifted;
+    totals.gotos += r.gotos;
+    ms.push(...r.ms);
+  }
+  if (files.length > 1) {
+    rows.push([
+      "all",
+      String(totals.functions),
+      pct(totals.ok / totals.functions),
+      pct(1 - totals.unlifted / totals.instructions),
+      (totals.gotos / Math.max(1, totals.ok)).toFixed(2),
+      quantile(ms, 0.5).toFixed(1),
+      quantile(ms, 0.99).toFixed(1),
+      "",
+    ]);
+  }
+  console.log(
+    "\nGoals: 100% of functions give C; >= 99.5% of instructions lifted without intrinsics",
+  );
+  console.log(table(SHARE_HEADER, rows));
 }

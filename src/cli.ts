@@ -2,7 +2,7 @@
  * Command-line modes and flags (node:util parseArgs) → the mode to run and its configuration.
  */
 import { parseArgs } from "node:util";
-import { type Config, ENV_VARS, loadConfig, VERSION } from "./config.ts";
+import { type Config, ENV_VARS, loadConfig, sandboxKind, VERSION } from "./config.ts";
 import { NATS_HELP } from "./cluster/flags.ts";
 
 /** The modes remcp runs in. */
@@ -53,6 +53,7 @@ export function helpText(): string {
     "  --rizin PATH      rizin binary",
     "  --tools-dir DIR   load script tools from DIR (define_tool persists there)",
     "  --root DIR        open_database opens only files under DIR (after symlinks)",
+    "  --sandbox KIND    where execute runs: process (default) or thread",
     "  -h, --help        this text",
     "  -V, --version     print the version",
     "",
@@ -61,6 +62,7 @@ export function helpText(): string {
     "  --port N          port (default 0: any free port; the state file records it)",
     "  --idle-timeout S  exit after S idle seconds (auto-started daemons: REMCP_IDLE_TIMEOUT)",
     "  --allow-remote    allow a non-loopback --host (prints a warning)",
+    "  --connection-timeout S  close a connection silent for S seconds (default 30)",
     "",
     "run flags: remcp run SCRIPT.js [FILES…] | remcp run -e CODE [FILES…]",
     "  --jobs N          files in parallel (default: CPUs)   --timeout S   per file (600)",
@@ -99,6 +101,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         rizin: { type: "string" },
         "tools-dir": { type: "string" },
         root: { type: "string" },
+        sandbox: { type: "string" },
       },
       allowPositionals: true,
       strict: mode !== "run" && mode !== "node" && mode !== "serve" && mode !== "proxy" &&
@@ -130,6 +133,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
       ...(typeof v.rizin === "string" ? { rizinPath: v.rizin } : {}),
       ...(typeof v["tools-dir"] === "string" ? { toolsDir: v["tools-dir"] } : {}),
       ...(typeof v.root === "string" ? { root: v.root } : {}),
+      ...(typeof v.sandbox === "string" ? { sandbox: sandboxKind(v.sandbox, "--sandbox") } : {}),
     });
   } catch (err) {
     return { kind: "error", text: (err as Error).message };

@@ -37,7 +37,14 @@ export interface Config {
   maxFileMb: number;
   /** The folder tree open_database is confined to (REMCP_ROOT, --root); undefined: anywhere. */
   root: string | undefined;
+  /** Where `execute` scripts run: a child process, or a thread of this one (REMCP_SANDBOX). */
+  sandbox: SandboxKind;
 }
+
+/** The two homes of the `execute` sandbox. */
+export const SANDBOX_KINDS = ["process", "thread"] as const;
+/** One of {@link SANDBOX_KINDS}. */
+export type SandboxKind = typeof SANDBOX_KINDS[number];
 
 /** Each variable, its default and what it does. */
 export const ENV_VARS: readonly { name: string; default: string; help: string }[] = [
@@ -75,6 +82,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
     help: "open_database only under this folder (--root)",
   },
   {
+    name: "REMCP_SANDBOX",
+    default: "process",
+    help: "execute sandbox: process, or thread (a permission-less worker) (--sandbox)",
+  },
+  {
     name: "REMCP_DEBUG_ANALYSIS_DELAY_MS",
     default: "0",
     help: "debugging aid: hold a new database in analysing this long",
@@ -97,6 +109,14 @@ function int(env: Env, name: string, fallback: number, min: number): number {
     throw new RangeError(`${name} must be an integer ≥ ${min}, got "${v}"`);
   }
   return n;
+}
+
+/** Reads a sandbox kind; anything else is a RangeError naming the choices. */
+export function sandboxKind(value: string | undefined, from = "REMCP_SANDBOX"): SandboxKind {
+  if (value === undefined || value === "") return "process";
+  const kind = SANDBOX_KINDS.find((k) => k === value.toLowerCase());
+  if (!kind) throw new RangeError(`${from} must be process or thread, got "${value}"`);
+  return kind;
 }
 
 /** The platform's state folder for remcp. */
@@ -132,6 +152,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     workerMemoryMb: int(env, "REMCP_WORKER_MEMORY_MB", 4096, 0),
     maxFileMb: int(env, "REMCP_MAX_FILE_MB", 1024, 0),
     root: env.REMCP_ROOT || undefined,
+    sandbox: sandboxKind(env.REMCP_SANDBOX),
   };
   return { ...config, ...overrides };
 }

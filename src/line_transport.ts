@@ -96,8 +96,10 @@ export class LineTransport implements Transport {
   }
 
   #handleLine(bytes: Uint8Array): void {
-    const line = this.#decoder.decode(bytes).replace(/\r$/, "");
-    if (line.trim() === "") return;
+    // No regex or trim over the whole line: both cost its length again on a big message.
+    let line = this.#decoder.decode(bytes);
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (!/\S/.test(line)) return;
     let message: unknown;
     try {
       message = JSON.parse(line);

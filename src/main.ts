@@ -4,6 +4,7 @@
  * runs, so a sandbox process never loads the engines and a worker never loads the MCP server.
  */
 import { parseCommandLine } from "./cli.ts";
+import { SANDBOX_THREAD_NAME } from "./sandbox/sandbox_thread.ts";
 
 /** Runs remcp with `args` (without the program name); resolves to the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -57,7 +58,13 @@ export async function main(args: string[]): Promise<number> {
   }
 }
 
+/** Whether this module runs as a sandbox thread's entry (sandbox_thread.ts), not as the program. */
+function isSandboxThread(): boolean {
+  return "WorkerGlobalScope" in globalThis &&
+    (globalThis as { name?: unknown }).name === SANDBOX_THREAD_NAME;
+}
+
 if (import.meta.main) {
-  const code = await main(Deno.args);
-  Deno.exit(code);
+  if (isSandboxThread()) await import("./sandbox/sandbox_thread_main.ts");
+  else Deno.exit(await main(Deno.args));
 }

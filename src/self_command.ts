@@ -52,6 +52,8 @@ export function mainModuleUrl(): string {
  * (the legacy behaviour, which prints a warning on first use). deno.json asks for it too.
  */
 const NO_LEGACY_ABORT = "--unstable-no-legacy-abort";
+/** Sandbox threads are Web Workers started without permissions (sandbox/sandbox_thread.ts). */
+const WORKER_OPTIONS = "--unstable-worker-options";
 
 /** The command that runs `remcp <subcommand> ...args` with this same program. */
 export function selfCommand(
@@ -84,20 +86,22 @@ export function selfCommand(
  * - a bundle: nothing, and no config a child's cwd might hold;
  * - src/main.ts from a URL: the import map served beside it (bare specifiers do not resolve in
  *   remote modules otherwise) and raw imports (deno.json is not read for remote modules).
- * Without deno.json, the daemon's HTTP server also needs {@link NO_LEGACY_ABORT}.
+ * Without deno.json, the daemon's HTTP server also needs {@link NO_LEGACY_ABORT}, and sandbox
+ * threads {@link WORKER_OPTIONS}.
  */
 function runFlags(launch: SelfLaunch): string[] {
   const { main } = launch;
   const isSource = main.endsWith("/src/main.ts");
   if (main.startsWith("file:")) {
-    if (!isSource) return ["--no-config", NO_LEGACY_ABORT];
+    if (!isSource) return ["--no-config", NO_LEGACY_ABORT, WORKER_OPTIONS];
     const config = fileURLToPath(new URL("../deno.json", main));
-    return launch.exists(config) ? ["--config", config] : [NO_LEGACY_ABORT];
+    return launch.exists(config) ? ["--config", config] : [NO_LEGACY_ABORT, WORKER_OPTIONS];
   }
-  if (!isSource) return ["--no-config", NO_LEGACY_ABORT];
+  if (!isSource) return ["--no-config", NO_LEGACY_ABORT, WORKER_OPTIONS];
   return [
     "--no-config",
     NO_LEGACY_ABORT,
+    WORKER_OPTIONS,
     "--unstable-raw-imports",
     "--import-map",
     new URL("../import_map.json", main).href,

@@ -37,6 +37,7 @@ Deno.test("selfCommand() runs a bundle with no config at all", () => {
   assert.deepEqual(cmd.args.slice(4), [
     "--no-config",
     "--unstable-no-legacy-abort",
+    "--unstable-worker-options",
     "file:///tmp/dl/remcp.js",
     "worker",
     "x",
@@ -49,6 +50,7 @@ Deno.test("selfCommand() passes a remote main module its import map and raw impo
   assert.deepEqual(cmd.args.slice(4), [
     "--no-config",
     "--unstable-no-legacy-abort",
+    "--unstable-worker-options",
     "--unstable-raw-imports",
     "--import-map",
     "https://raw.githubusercontent.com/o/remcp/v1/import_map.json",
@@ -63,6 +65,7 @@ Deno.test("selfCommand() runs a remote bundle with no config", () => {
   assert.deepEqual(cmd.args.slice(4), [
     "--no-config",
     "--unstable-no-legacy-abort",
+    "--unstable-worker-options",
     "https://example.com/remcp.js",
     "sandbox",
   ]);

@@ -4,6 +4,7 @@
  * every daemon it started.
  */
 import assert from "node:assert/strict";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fixture, type Harness, ok, repoPath, runRemcpCommand, startRemcp } from "./_harness.ts";
 import { processAlive } from "../src/daemon/state.ts";
 
@@ -52,6 +53,12 @@ async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Waits for a `remcp serve` started by hand to write its state file; a loaded machine is slow. */
+async function serveStarted(dir: string): Promise<DaemonFile> {
+  await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined, 60_000);
+  return (await readDaemonFile(dir))!;
 }
 
 /** Pids of `remcp serve` processes using state folder `dir` (Linux: read from /proc). */
@@ -106,10 +113,14 @@ async function health(file: DaemonFile): Promise<Record<string, unknown>> {
 }
 
 /** `remcp serve` with state folder `dir`, started by hand. */
-function spawnServe(dir: string, stderr: "null" | "piped"): Deno.ChildProcess {
+function spawnServe(
+  dir: string,
+  stderr: "null" | "piped",
+  flags: string[] = [],
+): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--config", repoPath("deno.json"), repoPath("src/main.ts")]
-      .concat("serve"),
+      .concat("serve", ...flags),
     env: { REMCP_STATE_DIR: dir, REMCP_LOG_LEVEL: "error" },
     stdin: "null",
     stdout: "null",
@@ -120,6 +131,25 @@ function spawnServe(dir: string, stderr: "null" | "piped"): Deno.ChildProcess {
 /** Runs `remcp <args>` to completion with `dir` as state folder. */
 function runRemcp(dir: string, args: string[]) {
   return runRemcpCommand(args, dir);
+}
+
+/** A 2025-era `tools/call` POSTed straight to the daemon (the fast path's shape). */
+function postToolCall(
+  file: DaemonFile,
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`http://127.0.0.1:${file.port}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${file.token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** One raw HTTP/1.1 request, so that tests can send any Host header. */
@@ -238,8 +268,7 @@ Deno.test(
     const dir = await stateDir();
     const child = spawnServe(dir, "null");
     try {
-      await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
-      const file = (await readDaemonFile(dir))!;
+      const file = await serveStarted(dir);
       assert.equal(file.pid, child.pid);
       assert.match(file.token, /^[0-9a-f]{64}$/);
       if (Deno.build.os !== "windows") {
@@ -390,23 +419,8 @@ Deno.test("remcp serve answers requests without a warning on stderr", e2e, async
   const dir = await stateDir();
   const child = spawnServe(dir, "piped");
   try {
-    await waitFor("daemon.json", async () => (await readDaemonFile(dir)) !== undefined);
-    const file = (await readDaemonFile(dir))!;
-    const r = await fetch(`http://127.0.0.1:${file.port}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${file.token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-06-18",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "list_databases", arguments: {} },
-      }),
-    });
+    const file = await serveStarted(dir);
+    const r = await postToolCall(file, { name: "list_databases", arguments: {} });
     assert.equal(r.status, 200);
     await r.body?.cancel();
     assert.equal((await health(file)).ok ?? true, true);
@@ -418,3 +432,148 @@ Deno.test("remcp serve answers requests without a warning on stderr", e2e, async
     await cleanup(dir);
   }
 });
+
+const LOOP = { name: "execute", arguments: { code: "for (;;) {}", timeout_s: 600 } };
+
+/**
+ * Starts `execute` of an endless loop over HTTP and returns how to leave: on the 2026 era the v2
+ * client aborts its request's stream (the era's cancellation); a 2025-era client here drops its
+ * POST, as the proxy does on `notifications/cancelled` (stateless HTTP cannot route that note).
+ */
+async function startEndlessCall(
+  file: DaemonFile,
+  era: "2025-06-18" | "2026-07-28",
+): Promise<{ leave(): Promise<void> }> {
+  const abort = new AbortController();
+  if (era === "2025-06-18") {
+    const call = postToolCall(file, LOOP, abort.signal)
+      .then((r) => r.text())
+      .catch((err: unknown) => err);
+    return {
+      async leave() {
+        abort.abort();
+        await call;
+      },
+    };
+  }
+  const client = new Client(
+    { name: "remcp-test", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: era } } } as never,
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${file.port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${file.token}` } },
+    }),
+  );
+  const call = client.callTool(LOOP, { signal: abort.signal, timeout: 700_000 })
+    .catch((err: unknown) => err);
+  return {
+    async leave() {
+      abort.abort();
+      await call;
+      await client.close();
+    },
+  };
+}
+
+for (const era of ["2026-07-28", "2025-06-18"] as const) {
+  Deno.test(`an HTTP call whose client leaves is cancelled (${era} era)`, e2e, async () => {
+    const dir = await stateDir();
+    const child = spawnServe(dir, "null");
+    try {
+      const file = await serveStarted(dir);
+      const call = await startEndlessCall(file, era);
+      await waitFor("the call to start", async () => (await health(file)).calls_in_flight === 1);
+      await call.leave();
+      // Bounded well below the script's own 600 s limit: only a cancellation ends it.
+      await waitFor(
+        "the abandoned call to end",
+        async () => (await health(file)).calls_in_flight === 0,
+        60_000,
+      );
+    } finally {
+      child.kill("SIGTERM");
+      await child.status;
+      await cleanup(dir);
+    }
+  });
+}
+
+/** Reads `conn` until the server closes it; false if it is still open after `ms`. */
+async function closedWithin(conn: Deno.Conn, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  const buf = new Uint8Array(4096);
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => {
+      timer = setTimeout(() => r("late"), Math.max(0, deadline - Date.now()));
+    });
+    const n = await Promise.race([conn.read(buf).catch(() => null), late]);
+    clearTimeout(timer);
+    if (n === null) return true;
+    if (n === "late") return false;
+  }
+}
+
+Deno.test(
+  "silent connections are closed after --connection-timeout; live calls stay",
+  e2e,
+  async () => {
+    const dir = await stateDir();
+    const child = spawnServe(dir, "null", ["--connection-timeout", "1"]);
+    const conns: Deno.Conn[] = [];
+    try {
+      const file = await serveStarted(dir);
+      const connect = async () => {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: file.port });
+        conns.push(conn);
+        return conn;
+      };
+      // Half a request, then silence (a half-open client, or a slow one that stopped).
+      const partial = await connect();
+      await partial.write(new TextEncoder().encode(`GET /remcp/health HTTP/1.1\r\nHost: 127.0`));
+      // Connected and never a byte.
+      const silent = await connect();
+      // A finished request on a kept-alive connection.
+      const kept = await connect();
+      await kept.write(
+        new TextEncoder().encode(
+          `GET /remcp/health HTTP/1.1\r\nHost: 127.0.0.1:${file.port}\r\n` +
+            `Authorization: Bearer ${file.token}\r\n\r\n`,
+        ),
+      );
+      // Bounded far above the 1 s timeout, far below the minutes such connections lived before.
+      for (
+        const [what, conn] of [["partial", partial], ["silent", silent], ["kept", kept]] as const
+      ) {
+        assert.ok(await closedWithin(conn, 30_000), `the ${what} connection was closed`);
+      }
+
+      // A call that runs for 3 s on one connection is not idle: its answer streams heartbeats.
+      const busy = "const t = Date.now(); while (Date.now() - t < 3000) {} 'done'";
+      const r = await postToolCall(file, { name: "execute", arguments: { code: busy } });
+      assert.equal(r.status, 200);
+      assert.match(await r.text(), /done/);
+      // With a progress token the fast path streams from the start; no progress comes, and its
+      // heartbeats keep the connection.
+      const streamed = await postToolCall(file, {
+        name: "execute",
+        arguments: { code: busy },
+        _meta: { progressToken: "p" },
+      });
+      assert.equal(streamed.headers.get("content-type"), "text/event-stream");
+      assert.match(await streamed.text(), /done/);
+    } finally {
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch {
+          // Closed by the daemon.
+        }
+      }
+      child.kill("SIGTERM");
+      await child.status;
+      await cleanup(dir);
+    }
+  },
+);

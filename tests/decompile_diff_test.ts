@@ -42,6 +42,12 @@ const SUBSET = [
   "lt_unsigned",
   "early_ret",
   "nested_continue",
+  "poly_eval",
+  "clamp_d",
+  "sum_f",
+  "eq_d",
+  "d2f",
+  "mix_args_d",
 ];
 
 /**

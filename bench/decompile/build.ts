@@ -105,6 +105,7 @@ export async function buildCorpus(
     binary,
     main,
     ...objects,
+    "-lm",
   ]);
   if (!link.ok) throw new Error(`linking the corpus with ${cc} failed:\n${link.out}`);
   const stripped = `${binary}.stripped`;

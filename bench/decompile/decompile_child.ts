@@ -15,6 +15,7 @@
  * With `--list`, one line `{"addresses":[…]}`: every function the analysis found, in address
  * order.
  */
+import { cpuUsage } from "node:process";
 import { loadConfig, VERSION } from "../../src/config.ts";
 import { createLogger, stderrSink } from "../../src/log.ts";
 import type { HandlerContext } from "../../workers/backend.ts";
@@ -77,8 +78,12 @@ async function main(): Promise<void> {
   for (const address of addresses) {
     emit({ address, started: true });
     const t = performance.now();
+    const cpu0 = cpuUsage();
     const r = await runTool(e.backend, decompile, { address }, ctx, options);
+    const cpu = cpuUsage(cpu0);
     const ms = Math.round((performance.now() - t) * 1000) / 1000;
+    // CPU time of the whole process (all threads): what the work costs, whatever the load.
+    const cpu_ms = (cpu.user + cpu.system) / 1000;
     // The reference in the same run: listing the same function's instructions.
     const t2 = performance.now();
     const listed = await runTool(e.backend, disassemble, { address, limit: 10_000 }, ctx, options);
@@ -91,13 +96,14 @@ async function main(): Promise<void> {
         address,
         ok: false,
         ms,
+        cpu_ms,
         disasm_ms,
         instructions,
         error_type: sc.error_type,
         error: sc.error,
       });
     } else {
-      emit({ address, ok: true, ms, disasm_ms, instructions, result: sc });
+      emit({ address, ok: true, ms, cpu_ms, disasm_ms, instructions, result: sc });
     }
   }
   await e.backend.close();

@@ -26,6 +26,7 @@ function sizeOf(s: Scalar): number {
       return 2;
     case "int32_t":
     case "uint32_t":
+    case "float":
       return 4;
     default:
       return 8;
@@ -36,6 +37,7 @@ function sizeOf(s: Scalar): number {
 function scalarGen(s: Scalar, name: string): string {
   const range = (lo: number, hi: number) => `(${s})gen_range(rng, ${lo}, ${hi})`;
   if (s === "double") return "gen_double(rng)";
+  if (s === "float") return "(float)gen_double(rng)";
   if (s === "bool") return "(bool)(next(rng) & 1)";
   if (["n", "len", "count", "m"].includes(name)) return range(0, ELEMS);
   if (name === "dim") return range(0, 8);
@@ -53,10 +55,11 @@ function retCompare(ret: CType, ptrParams: number[]): string[] {
     case "void":
       return [];
     case "scalar":
-      if (ret.scalar === "double") {
+      if (ret.scalar === "double" || ret.scalar === "float") {
         return [
           "if (!(ro != ro && rd != rd) && memcmp(&ro, &rd, sizeof ro) != 0) {",
-          '  printf("DETAIL trial %d: returned %.17g, expected %.17g\\n", t, rd, ro);',
+          '  printf("DETAIL trial %d: returned %.17g, expected %.17g\\n", t, (double)rd, ' +
+          "(double)ro);",
           "  return 1;",
           "}",
         ];

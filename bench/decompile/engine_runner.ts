@@ -11,6 +11,8 @@ export interface Decompiled {
   ok: boolean;
   /** Milliseconds inside the tool runner (no process or protocol overhead). */
   ms: number;
+  /** CPU milliseconds of the process over the same call, when measured. */
+  cpuMs?: number;
   /** Milliseconds of disassemble_function on the same function (the reference). */
   disasmMs?: number;
   /** Instructions in the function, as disassemble_function lists them. */
@@ -32,6 +34,7 @@ interface ChildLine {
   started?: boolean;
   ok?: boolean;
   ms?: number;
+  cpu_ms?: number;
   disasm_ms?: number;
   instructions?: number;
   result?: Record<string, unknown>;
@@ -166,6 +169,7 @@ export async function decompileAll(
             address: msg.address,
             ok: msg.ok === true,
             ms: msg.ms ?? 0,
+            ...(msg.cpu_ms !== undefined ? { cpuMs: msg.cpu_ms } : {}),
             ...(msg.disasm_ms !== undefined ? { disasmMs: msg.disasm_ms } : {}),
             ...(msg.instructions !== undefined ? { instructions: msg.instructions } : {}),
             ...(msg.result ? { result: msg.result } : {}),

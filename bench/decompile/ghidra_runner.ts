@@ -8,6 +8,7 @@
  *                                  Ghidra/Processors/x86/data/languages/x86-64.sla in it
  */
 import type { Decompiled } from "./engine_runner.ts";
+import type { Answer } from "./side_by_side.ts";
 
 const PROMPT = "[decomp]> ";
 
@@ -49,6 +50,18 @@ class Console {
     await this.#writer.write(new TextEncoder().encode(command + "\n"));
     return await this.untilPrompt(ms);
   }
+  /**
+   * CPU milliseconds the console has used so far (Linux: the scheduler's nanosecond count of
+   * its one thread), or undefined where /proc does not say.
+   */
+  cpuMs(): number | undefined {
+    try {
+      const ns = Number(Deno.readTextFileSync(`/proc/${this.#child.pid}/schedstat`).split(" ")[0]);
+      return Number.isFinite(ns) ? ns / 1e6 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
   async close(): Promise<void> {
     try {
       this.#child.kill("SIGKILL");
@@ -83,12 +96,15 @@ export async function ghidraDecompileAll(
     for (const address of addresses) {
       con ??= await open();
       const t0 = performance.now();
+      const cpu0 = con.cpuMs();
       let text: string | undefined = "";
       for (const cmd of [`load addr ${address}`, "decompile", "print C"]) {
         text = await con.run(cmd, budgetS * 1000);
         if (text === undefined) break;
       }
       const ms = performance.now() - t0;
+      const cpu1 = con.cpuMs();
+      const cpu = cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: cpu1 - cpu0 } : {};
       if (text === undefined) {
         out.push({ address, ok: false, ms, errorType: "Hang", error: "no answer in budget" });
         await con.close();
@@ -96,11 +112,22 @@ export async function ghidraDecompileAll(
       } else if (!/\{/.test(text)) {
         out.push({ address, ok: false, ms, errorType: "Error", error: text.trim().slice(0, 200) });
       } else {
-        out.push({ address, ok: true, ms, result: { code: text } });
+        // The console echoes the command before its output: not part of the C.
+        const code = text.replace(/^\s*print C\s*\n/, "");
+        out.push({ address, ok: true, ms, ...cpu, result: { code } });
       }
     }
   } finally {
     await con?.close();
   }
   return out;
+}
+
+/** A console result as a side-by-side answer: its C, or none when it failed. */
+export function ghidraAnswer(d: Decompiled): Answer {
+  return {
+    ms: d.ms,
+    ...(d.cpuMs !== undefined ? { cpuMs: d.cpuMs } : {}),
+    code: d.ok ? String(d.result?.code ?? "") : undefined,
+  };
 }

@@ -267,6 +267,13 @@ REMCP_FCMP(remcp_funordered, a != a || b != b)
 #define __feq(a, b) REMCP_FCMP_CALL(remcp_feq, a, b)
 #define __funordered(a, b) REMCP_FCMP_CALL(remcp_funordered, a, b)
 
+/* Bit casts between floating point and integers of the same size (the decompiler's C uses them
+   where a value's bits are read as the other kind). */
+static inline double __as_double(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+static inline float __as_float(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline uint64_t __double_bits(double d) { uint64_t b; memcpy(&b, &d, 8); return b; }
+static inline uint32_t __float_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
 /* Integer instructions kept as intrinsics. */
 #define __bswap(x) _Generic((x), uint16_t: __builtin_bswap16(x), int16_t: __builtin_bswap16(x), \
   uint32_t: __builtin_bswap32(x), int32_t: __builtin_bswap32(x), default: __builtin_bswap64(x))

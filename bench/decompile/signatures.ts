@@ -15,6 +15,7 @@ export type Scalar =
   | "uint64_t"
   | "bool"
   | "double"
+  | "float"
   | "char";
 
 /** A parameter or return type: a scalar, a pointer to one, or void (returns only). */
@@ -43,6 +44,7 @@ const SCALARS = new Set<string>([
   "uint64_t",
   "bool",
   "double",
+  "float",
   "char",
 ]);
 

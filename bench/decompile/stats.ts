@@ -59,3 +59,12 @@ export function topCounts(items: readonly string[], n: number): string[] {
   for (const s of items) counts.set(s, (counts.get(s) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1]).slice(0, n).map(([s, c]) => `${c}× ${s}`);
 }
+
+/** At most `max` items of `items`, spread evenly over it (all of them when there are fewer). */
+export function evenSample<T>(items: readonly T[], max: number): T[] {
+  if (items.length <= max) return [...items];
+  const step = items.length / max;
+  const out: T[] = [];
+  for (let i = 0; out.length < max; i += step) out.push(items[Math.floor(i)]!);
+  return out;
+}

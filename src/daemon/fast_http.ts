@@ -23,6 +23,7 @@ export function fastToolCall(
   body: unknown,
   sup: Host,
   session: string,
+  heartbeatMs: number,
 ): Promise<Response> | undefined {
   if (!isPlainObject(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return;
   const id = body.id;
@@ -53,22 +54,27 @@ export function fastToolCall(
       progress() {},
     }).then((result) => Response.json({ jsonrpc: "2.0", id, result }));
   }
-  // With a progress token the answer streams: progress notes as they come, then the result.
+  // With a progress token the answer streams: progress notes as they come, then the result;
+  // heartbeats between them, so that a quiet call's connection never looks idle.
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
-  const event = (message: unknown) => {
+  let beat: ReturnType<typeof setInterval> | undefined;
+  const write = (frame: string) => {
     if (!open) return;
     try {
-      stream?.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      stream?.enqueue(encoder.encode(frame));
     } catch {
       open = false;
+      clearInterval(beat);
     }
   };
+  const event = (message: unknown) => write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   return Promise.resolve(
     new Response(
       new ReadableStream<Uint8Array>({
         async start(controller) {
           stream = controller;
+          beat = setInterval(() => write(": keepalive\n\n"), heartbeatMs);
           const result = await sup.callTool(name, params.arguments, {
             session,
             signal: ctl.signal,
@@ -77,12 +83,14 @@ export function fastToolCall(
               event({ jsonrpc: "2.0", ...progressNote(progressToken, done, total, message) });
             },
           });
+          clearInterval(beat);
           event({ jsonrpc: "2.0", id, result });
           if (open) controller.close();
           open = false;
         },
         cancel() {
           open = false;
+          clearInterval(beat);
           ctl.abort();
         },
       }),

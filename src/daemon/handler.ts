@@ -14,6 +14,7 @@ import { DEFAULT_SESSION, type Health, SESSION_HEADER, SESSION_PATTERN } from ".
 import { fastToolCall } from "./fast_http.ts";
 import { createGuard } from "./guard.ts";
 import { readBody } from "./read_body.ts";
+import { streamWhenSlow } from "./stream_when_slow.ts";
 
 /** What the handler serves and reports. */
 export interface DaemonHandlerOptions {
@@ -28,8 +29,10 @@ export interface DaemonHandlerOptions {
   idleTimeoutS: number | undefined;
   /** Called once when an authenticated client asks the daemon to stop. */
   onStop: () => void;
-  /** Interval of the attach stream's heartbeat (default 10 s). */
+  /** Interval of the heartbeat on attach and other event streams (default 10 s). */
   heartbeatMs?: number;
+  /** How long an MCP answer may take before it is sent as an event stream (default 1 s). */
+  streamAfterMs?: number;
   /** Longest a request body may take to arrive (default 30 s). */
   bodyTimeoutMs?: number;
 }
@@ -45,16 +48,21 @@ export interface DaemonHandler {
 const MAX_BODY = 160 * 1024 * 1024;
 // Even 160 MiB arrives in seconds on loopback; a body still trickling in after this is cut off.
 const BODY_TIMEOUT_MS = 30_000;
+const HEARTBEAT_MS = 10_000;
+// Short enough that a client who leaves is noticed soon; quick answers stay plain JSON.
+const STREAM_AFTER_MS = 1000;
 const encoder = new TextEncoder();
 
 /** Builds the daemon's request handler. */
 export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
   const { sup, activity, log } = opts;
   const guard = createGuard({ token: opts.token, host: opts.host });
+  const heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   const mcp = createMcpHandler(
     (ctx) => createServer(sup, sessionOf(ctx.requestInfo)),
     {
       maxRequestBodySize: MAX_BODY,
+      keepAliveMs: heartbeatMs,
       onerror: (err) => log.debug(`mcp: ${err.message}`),
     },
   );
@@ -110,7 +118,7 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
           } catch {
             end();
           }
-        }, opts.heartbeatMs ?? 10_000);
+        }, heartbeatMs);
       },
       cancel: end,
     });
@@ -139,8 +147,17 @@ export function createDaemonHandler(opts: DaemonHandlerOptions): DaemonHandler {
       } catch {
         return await mcp.fetch(new Request(request.url, { ...copyOf(request), body: read.text }));
       }
-      return await (fastToolCall(request, body, sup, session) ??
-        mcp.fetch(request, { parsedBody: body }));
+      // The call sees this signal: the client's own, or the slow answer's stream cancelled.
+      const abort = new AbortController();
+      const call = new Request(request.url, {
+        ...copyOf(request),
+        signal: AbortSignal.any([request.signal, abort.signal]),
+      });
+      return await streamWhenSlow(
+        fastToolCall(call, body, sup, session, heartbeatMs) ??
+          mcp.fetch(call, { parsedBody: body }),
+        { afterMs: opts.streamAfterMs ?? STREAM_AFTER_MS, heartbeatMs, abort },
+      );
     }
     switch (`${request.method} ${path}`) {
       case "GET /remcp/health":

@@ -27,6 +27,8 @@ function setup(opts: { now?: () => number; bodyTimeoutMs?: number } = {}) {
     idleTimeoutS: 300,
     onStop: () => stops++,
     ...(opts.bodyTimeoutMs ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
+    // A cold first call may take seconds on a busy machine; these tests look at plain answers.
+    streamAfterMs: 600_000,
   });
   return { sup, activity, handler, stops: () => stops };
 }

@@ -10,6 +10,7 @@ import { Activity } from "./activity.ts";
 import { discoverDaemon } from "./discover.ts";
 import { isLoopbackHost, newToken } from "./guard.ts";
 import { createDaemonHandler } from "./handler.ts";
+import { serveBehindIdleFront } from "./idle_front.ts";
 import { withFileLock } from "./lock.ts";
 import { daemonPaths, daemonUrl, ensureStateDir, removeState, writeState } from "./state.ts";
 
@@ -22,7 +23,12 @@ export interface ServeFlags {
   allowRemote: boolean;
   /** Started by a proxy: idles out with the configured timeout, logs to the state folder. */
   auto: boolean;
+  /** Seconds a connection may stay silent (no byte either way) before it is closed. */
+  connectionTimeoutS: number;
 }
+
+/** Default of --connection-timeout: well above the heartbeat of a live call's stream. */
+const CONNECTION_TIMEOUT_S = 30;
 
 /** Parses `serve`'s own flags out of `rest` (global flags were read by the CLI already). */
 export function parseServeFlags(rest: string[], config: Config): ServeFlags {
@@ -32,6 +38,7 @@ export function parseServeFlags(rest: string[], config: Config): ServeFlags {
       host: { type: "string" },
       port: { type: "string" },
       "idle-timeout": { type: "string" },
+      "connection-timeout": { type: "string" },
       "allow-remote": { type: "boolean" },
       auto: { type: "boolean" },
     },
@@ -49,16 +56,16 @@ export function parseServeFlags(rest: string[], config: Config): ServeFlags {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new RangeError(`--port must be an integer from 0 to 65535, got "${portText}"`);
   }
-  const idleText = str(values["idle-timeout"], "idle-timeout");
-  let idle: number | undefined;
-  if (idleText !== undefined) {
-    idle = Number(idleText);
-    if (!Number.isFinite(idle) || idle <= 0) {
-      throw new RangeError(
-        `--idle-timeout must be a positive number of seconds, got "${idleText}"`,
-      );
+  const seconds = (name: string): number | undefined => {
+    const text = str(values[name], name);
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!Number.isFinite(n) || n <= 0) {
+      throw new RangeError(`--${name} must be a positive number of seconds, got "${text}"`);
     }
-  }
+    return n;
+  };
+  const idle = seconds("idle-timeout");
   const auto = values.auto === true;
   return {
     host,
@@ -66,6 +73,7 @@ export function parseServeFlags(rest: string[], config: Config): ServeFlags {
     idleTimeoutS: idle ?? (auto ? config.idleTimeoutS : undefined),
     allowRemote: values["allow-remote"] === true,
     auto,
+    connectionTimeoutS: seconds("connection-timeout") ?? CONNECTION_TIMEOUT_S,
   };
 }
 
@@ -136,7 +144,7 @@ async function runDaemon(
       await removeState(paths.state, Deno.pid);
       await handler.close();
       await sup.shutdown();
-      await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 2000))]);
+      await server.shutdown(2000);
     };
     try {
       await withFileLock(paths.lock, 5000, shutdown);
@@ -146,6 +154,9 @@ async function runDaemon(
     }
     done.resolve();
   };
+  // Heartbeats (and the switch of a slow answer to a stream) come well inside the connection
+  // timeout, so that a live call never looks idle.
+  const connectionMs = flags.connectionTimeoutS * 1000;
   const handler = createDaemonHandler({
     sup,
     activity,
@@ -156,9 +167,11 @@ async function runDaemon(
     auto: flags.auto,
     idleTimeoutS: flags.idleTimeoutS,
     onStop: () => void stop("stop requested"),
+    heartbeatMs: Math.min(10_000, connectionMs / 3),
+    streamAfterMs: Math.min(1000, connectionMs / 3),
   });
-  const server = Deno.serve(
-    { hostname: flags.host, port: flags.port, onListen: () => {} },
+  const server = await serveBehindIdleFront(
+    { hostname: flags.host, port: flags.port, idleMs: connectionMs },
     (request) => handler.fetch(request),
   );
   const port = server.addr.port;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { defineTool, OPEN_WORLD } from "../protocol/catalog/spec.ts";
 import type { LocalHandler } from "../supervisor/host.ts";
 import { MAX_EXECUTE_SECONDS } from "../sandbox/limits.ts";
-import { shrinkValue } from "./shrink.ts";
+import { shrinkValue } from "../sandbox/shrink.ts";
 import { runScript } from "./run_script.ts";
 
 export const executeSpec = defineTool({
@@ -38,14 +38,15 @@ export const executeSpec = defineTool({
 
 export const executeHandler: LocalHandler = async (sup, args, ctx) => {
   const a = args as z.output<typeof executeSpec.input>;
-  // Results up to 16 MiB come back and are cut to the output cap structurally; beyond that,
-  // the script is told to return less.
+  // Results up to 16 MiB are cut to the output cap structurally, inside the sandbox, so a big
+  // result never crosses to the supervisor; beyond 16 MiB the script is told to return less.
   const run = await runScript(sup, ctx, {
     code: a.code,
     database: a.database,
     timeoutMs: (a.timeout_s ?? 60) * 1000,
+    fitResultBytes: sup.config.maxOutputBytes,
   });
-  const notes: string[] = [];
+  const notes: string[] = [...run.cut];
   // Leave room for logs and the envelope inside the output cap.
   const logs = run.logs.length > 0 ? run.logs : undefined;
   const budget = Math.max(1024, sup.config.maxOutputBytes - (logs?.length ?? 0) - 512);

@@ -2,9 +2,9 @@
  * Runs a script in the sandbox with `invoke` routed through the supervisor: shared by the
  * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
  */
-import { resultValue } from "../protocol/results.ts";
+import { resultJson } from "../protocol/results.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
-import type { SandboxRunStats } from "../sandbox/pool.ts";
+import { JsonText, type SandboxRunStats } from "../sandbox/pool.ts";
 import type { CallContext, Host } from "../supervisor/host.ts";
 
 /** What a script run needs. */
@@ -17,11 +17,15 @@ export interface ScriptRun {
   globals?: Record<string, GlobalValue>;
   /** Largest result the sandbox hands back, in bytes of JSON. */
   maxResultBytes?: number;
+  /** Cut a larger result to about this many bytes inside the sandbox (see SandboxRunOptions). */
+  fitResultBytes?: number;
 }
 
 /** A finished run. Failures are thrown as RemcpError with the logs in `detail.logs`. */
 export interface ScriptResult {
   result: unknown;
+  /** What the sandbox cut from the result to fit `fitResultBytes`. */
+  cut: string[];
   logs: string;
   stats: SandboxRunStats;
 }
@@ -41,6 +45,7 @@ export async function runScript(
     timeoutMs: run.timeoutMs,
     signal: ctx.signal,
     limits: { cpuMs: run.timeoutMs, maxOutputBytes: run.maxResultBytes ?? 16 * 1024 * 1024 },
+    ...(run.fitResultBytes !== undefined ? { fitResultBytes: run.fitResultBytes } : {}),
     invoke: async (name, invokeArgs, signal) => {
       invokes++;
       const callArgs = { ...invokeArgs };
@@ -52,7 +57,8 @@ export async function runScript(
         }
       }
       const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
-      const value = resultValue(result, name);
+      // The result's text is its value's JSON: the script gets it without a re-serialization.
+      const value = new JsonText(resultJson(result, name));
       ctx.progress(invokes, undefined, `${invokes} invokes`);
       return value;
     },
@@ -61,5 +67,5 @@ export async function runScript(
     r.error.detail.logs = r.logs.slice(-4096);
     throw r.error;
   }
-  return { result: r.result, logs: r.logs, stats: r.stats };
+  return { result: r.result, cut: r.cut, logs: r.logs, stats: r.stats };
 }

@@ -38,6 +38,18 @@ export function okResult(value: Record<string, unknown>): ToolResult {
 }
 
 /**
+ * `okResult(fitToCap(value, maxBytes))`, serializing a value that fits once instead of twice (once
+ * to measure it, once for the text): most results fit, and the worker hop pays this per call.
+ */
+export function cappedResult(value: Record<string, unknown>, maxBytes: number): ToolResult {
+  const text = JSON.stringify(value);
+  if (byteLength(text) <= maxBytes) {
+    return { content: [{ type: "text", text }], structuredContent: value };
+  }
+  return okResult(fitToCap(value, maxBytes));
+}
+
+/**
  * A failed result: `{error, error_type, detail}` as compact JSON text, with `isError` and no
  * structured content. SDK v1 clients (most MCP hosts) check any structured content against the
  * tool's listed output schema, error results included, and the error object matches no tool's
@@ -101,6 +113,17 @@ export function resultError(result: ToolResult, tool: string): RemcpError {
 export function resultValue(result: ToolResult, tool: string): Record<string, unknown> {
   if (result.isError) throw resultError(result, tool);
   return result.structuredContent ?? {};
+}
+
+/**
+ * The JSON text of the object a result carries, without serializing it again: a success's text
+ * is exactly that JSON ({@link okResult}). Its error, thrown, on failure.
+ */
+export function resultJson(result: ToolResult, tool: string): string {
+  if (result.isError) throw resultError(result, tool);
+  const text = result.content[0]?.text;
+  if (result.structuredContent !== undefined && typeof text === "string") return text;
+  return JSON.stringify(result.structuredContent ?? {});
 }
 
 /**

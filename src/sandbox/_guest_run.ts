@@ -77,12 +77,16 @@ class GuestRun {
   #helpers: Helpers | undefined;
   #promise: QuickJSHandle | undefined;
   #limitError: QuickJSHandle | undefined;
+  /** CPU time charged so far: see {@link GuestRun.#slice}. */
   #cpuUsed = 0;
+  /** Wall time of every slice so far. */
+  #wallUsed = 0;
+  /** The thread's CPU clock when the first slice started. */
+  #cpuStart: number | undefined;
   #deadline = 0;
-  /** The running slice: its CPU budget and where its clocks started. */
-  #budget = 0;
+  /** The running slice: the charge it may reach, and when it started. */
+  #sliceAllowed = 0;
   #sliceWall = 0;
-  #sliceCpu = 0;
   #interrupted = false;
   #invokes = 0;
   #nextCallId = 0;
@@ -110,7 +114,8 @@ class GuestRun {
     this.#finished = true;
     const abandon = !ending.ok && ending.failure.limit;
     const clean = abandon ? false : this.#dispose();
-    const stats = { invokes: this.#invokes, cpuMs: Math.round(this.#cpuUsed * 100) / 100 };
+    const cpuMs = Math.min(this.#wallUsed, this.#cpuSinceStart());
+    const stats = { invokes: this.#invokes, cpuMs: Math.round(cpuMs * 100) / 100 };
     return ending.ok
       ? { ok: true, resultJson: ending.resultJson, stats, clean }
       : { ok: false, error: ending.failure.error, stats, clean };
@@ -121,10 +126,12 @@ class GuestRun {
     const runtime = this.#runtime;
     runtime.setMemoryLimit(Math.max(1, limits.memoryBytes - ALLOCATOR_RESERVE_BYTES));
     runtime.setInterruptHandler(() => {
-      if (performance.now() <= this.#deadline) return false;
+      const now = performance.now();
+      if (now <= this.#deadline) return false;
       // The wall clock ran out; the CPU clock may not have (a busy machine). Look only now, so
       // the costlier clock is read once per budget, not on every check.
-      const left = this.#budget - this.#sliceCost();
+      const used = Math.min(this.#wallUsed + now - this.#sliceWall, this.#cpuSinceStart());
+      const left = this.#sliceAllowed - used;
       if (left > 0) {
         this.#deadline = performance.now() + left;
         return false;
@@ -174,27 +181,34 @@ class GuestRun {
     }
   }
 
-  /** Runs guest code with the interrupt deadline set to the CPU time left (at least `graceMs`). */
+  /**
+   * Runs guest code with the interrupt deadline set to the CPU time left (at least `graceMs`).
+   *
+   * A run is charged the lesser of two clocks, each an upper bound of the script's own time: the
+   * wall time of its slices, and the CPU time of the thread running it (which on a busy machine
+   * is the smaller). Reading a thread's CPU clock is a system call that costs more than a short
+   * slice (tens of microseconds), so it is read only when the wall clock says the budget is
+   * spent, not around every slice: an invoke's slice then costs two `performance.now()`.
+   */
   #slice<T>(fn: () => T, graceMs = 0): T {
+    this.#cpuStart ??= threadCpuMs();
+    const limit = this.#run.limits.cpuMs;
     this.#sliceWall = performance.now();
-    this.#sliceCpu = processCpuMs();
-    this.#budget = Math.max(graceMs, this.#run.limits.cpuMs - this.#cpuUsed);
-    this.#deadline = this.#sliceWall + this.#budget;
+    this.#sliceAllowed = Math.max(this.#cpuUsed + graceMs, limit);
+    this.#deadline = this.#sliceWall + (this.#sliceAllowed - this.#cpuUsed);
     try {
       return fn();
     } finally {
-      this.#cpuUsed += this.#sliceCost();
+      this.#wallUsed += performance.now() - this.#sliceWall;
+      this.#cpuUsed = this.#wallUsed <= limit
+        ? this.#wallUsed
+        : Math.min(this.#wallUsed, this.#cpuSinceStart());
     }
   }
 
-  /**
-   * What the running slice has cost: the process's CPU time, or the wall time when that is less.
-   * Both bound the script's own time from above (the process runs one script; its other threads
-   * are the engine's); on a busy machine the wall clock also counts time spent waiting for a core,
-   * which is not the script's doing.
-   */
-  #sliceCost(): number {
-    return Math.min(performance.now() - this.#sliceWall, processCpuMs() - this.#sliceCpu);
+  /** CPU time of this thread since the run's first slice. */
+  #cpuSinceStart(): number {
+    return this.#cpuStart === undefined ? 0 : threadCpuMs() - this.#cpuStart;
   }
 
   #installPrelude(ctx: QuickJSContext): Helpers {
@@ -605,8 +619,17 @@ function utf8Prefix(text: string, bytes: number): string {
   return cut.endsWith("\uFFFD") ? cut.slice(0, -1) : cut;
 }
 
-/** CPU time this process has used, user and system, in milliseconds. */
-function processCpuMs(): number {
-  const used = process.cpuUsage();
+/**
+ * CPU time of the thread running the script, user and system, in milliseconds; the whole
+ * process's where the runtime cannot tell a thread's (an upper bound of it all the same). A
+ * sandbox thread shares its process with the supervisor, whose time is not the script's.
+ */
+function threadCpuMs(): number {
+  const used = threadCpuUsage ? threadCpuUsage() : process.cpuUsage();
   return (used.user + used.system) / 1000;
 }
+
+const threadCpuUsage: (() => { user: number; system: number }) | undefined =
+  "threadCpuUsage" in process && typeof process.threadCpuUsage === "function"
+    ? process.threadCpuUsage.bind(process)
+    : undefined;

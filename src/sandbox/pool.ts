@@ -14,22 +14,28 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Most processes alive at once, busy ones included (default 8); more runs wait. */
   maxProcesses?: number;
-  /** Starts one sandbox process (default: `remcp sandbox` through `Deno.Command`). */
+  /** Starts one sandbox (default: `remcp sandbox` through `Deno.Command`; or sandbox_thread.ts). */
   spawn?: () => SandboxChild;
   /** Time a cancelled run gets to stop cleanly before its process is killed (default 200 ms). */
   graceMs?: number;
 }
 
+/** An invoke's result as JSON text already (a tool result's text): sent on as it is. */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
 /**
  * Runs a tool for the script. `args` is the JSON object the script passed; the result must be a
- * JSON object. A thrown {@link RemcpError} reaches the script as an `Error` with its `code` and
- * `detail`. `signal` aborts when the run ends, so work nobody will read can stop.
+ * JSON object, or {@link JsonText} of one. A thrown {@link RemcpError} reaches the script as an
+ * `Error` with its `code` and `detail`. `signal` aborts when the run ends, so work nobody will
+ * read can stop.
  */
 export type InvokeHandler = (
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
-) => Promise<Record<string, unknown>>;
+) => Promise<Record<string, unknown> | JsonText>;
 
 /** One script run's inputs. */
 export interface SandboxRunOptions {
@@ -43,6 +49,11 @@ export interface SandboxRunOptions {
   signal?: AbortSignal;
   /** Called with each piece of console output as it happens (the same text lands in `logs`). */
   onLog?: (level: GuestLogLevel, text: string) => void;
+  /**
+   * A result larger than this many bytes of JSON is cut structurally (shrink.ts) inside the
+   * sandbox before it is sent, so the host never receives (nor parses) more than about this.
+   */
+  fitResultBytes?: number;
 }
 
 /** What a run used. `cpuMs` is the script's own time as the sandbox measured it. */
@@ -52,7 +63,7 @@ export interface SandboxRunStats extends RunStats {
 
 /** How a run ended. `logs` is the captured console output either way. */
 export type SandboxRunResult =
-  | { ok: true; result: unknown; logs: string; stats: SandboxRunStats }
+  | { ok: true; result: unknown; cut: string[]; logs: string; stats: SandboxRunStats }
   | { ok: false; error: RemcpError; logs: string; stats: SandboxRunStats };
 
 /** Longest a run waits for a ready process (start-up, or a busy pool), beside its own timeout. */
@@ -118,7 +129,7 @@ export class SandboxPool {
     const stats = { ...ended.stats, wallMs };
     return ended.error
       ? { ok: false, error: ended.error, logs: ended.logs, stats }
-      : { ok: true, result: ended.result, logs: ended.logs, stats };
+      : { ok: true, result: ended.result, cut: ended.cut, logs: ended.logs, stats };
   }
 
   /** Kills every process and waits for them to exit. Runs in progress end with an error. */
@@ -156,10 +167,16 @@ export class SandboxPool {
     if (options.signal?.aborted) stop("cancelled");
     timers.push(setTimeout(() => stop("timeout"), Math.max(0, deadline - performance.now())));
 
-    const answer = (callId: number, outcome: { value: Record<string, unknown> } | WireError) => {
+    const answer = (callId: number, outcome: { valueJson: string } | WireError) => {
       inFlight--;
-      if ("value" in outcome) {
-        proc.send({ type: "invoke_result", runId: id, callId, ok: true, value: outcome.value });
+      if ("valueJson" in outcome) {
+        proc.send({
+          type: "invoke_result",
+          runId: id,
+          callId,
+          ok: true,
+          valueJson: outcome.valueJson,
+        });
       } else {
         proc.send({ type: "invoke_result", runId: id, callId, ok: false, error: outcome });
       }
@@ -195,6 +212,7 @@ export class SandboxPool {
             ended.resolve({
               error,
               result: message.ok ? message.result : undefined,
+              cut: message.ok ? message.cut ?? [] : [],
               stats: message.stats,
               logs,
               reusable: !RECYCLED_AFTER.has(message.ok ? "" : message.error.code),
@@ -206,12 +224,13 @@ export class SandboxPool {
       onExit: (exit, stderr) => {
         const error = stopReason ? stoppedError() : new RemcpError(
           "SandboxError",
-          `${describeExit(exit, stderr)}; the script was lost, run it again`,
+          `${describeExit(exit, stderr, proc.kind)}; the script was lost, run it again`,
           { exit_code: exit.code, signal: exit.signal, stderr },
         );
         ended.resolve({
           error,
           result: undefined,
+          cut: [],
           stats: { invokes, cpuMs: 0 },
           logs,
           reusable: false,
@@ -224,6 +243,7 @@ export class SandboxPool {
       code,
       globals: { ...options.globals },
       limits,
+      ...(options.fitResultBytes !== undefined ? { fitBytes: options.fitResultBytes } : {}),
     });
     try {
       return await ended.promise;
@@ -349,6 +369,7 @@ export class SandboxPool {
 interface RunEnd {
   error: RemcpError | undefined;
   result: unknown;
+  cut: string[];
   stats: RunStats;
   logs: string;
   reusable: boolean;
@@ -360,9 +381,10 @@ async function callHost(
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<{ value: Record<string, unknown> } | WireError> {
+): Promise<{ valueJson: string } | WireError> {
   try {
     const value: unknown = await invoke(name, args, signal);
+    if (value instanceof JsonText) return { valueJson: value.json };
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return {
         code: "Internal",
@@ -370,8 +392,7 @@ async function callHost(
         detail: {},
       };
     }
-    JSON.stringify(value);
-    return { value: { ...value } };
+    return { valueJson: JSON.stringify(value) };
   } catch (err) {
     const payload = toErrorPayload(err);
     return { code: payload.error_type, message: payload.error, detail: payload.detail };

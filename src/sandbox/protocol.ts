@@ -6,13 +6,13 @@
  *
  * ```
  * child  → parent  {type:"ready", pid, loadMs}                      once, when it can take runs
- * parent → child   {type:"run", id, code, globals, limits}          start a run
+ * parent → child   {type:"run", id, code, globals, limits, fitBytes?} start a run
  * child  → parent  {type:"invoke", runId, callId, name, args}       the script called invoke()
- * parent → child   {type:"invoke_result", runId, callId, ok:true, value}
+ * parent → child   {type:"invoke_result", runId, callId, ok:true, valueJson}   the object as JSON
  *                  {type:"invoke_result", runId, callId, ok:false, error:{code, message, detail}}
  * child  → parent  {type:"log", runId, level, text}                 console output, already capped
  * parent → child   {type:"cancel", id}                              stop the run (abort, deadline)
- * child  → parent  {type:"done", id, ok:true, result, stats}
+ * child  → parent  {type:"done", id, ok:true, result, cut?, stats}  cut: what fitBytes dropped
  *                  {type:"done", id, ok:false, error:{code, message, detail}, stats}
  * ```
  *
@@ -61,6 +61,8 @@ const runSchema = z.object({
   code: z.string(),
   globals: z.record(z.string(), globalValueSchema),
   limits: limitsSchema,
+  /** Cut a result over this many bytes of JSON to fit, before sending it. */
+  fitBytes: z.number().optional(),
 });
 
 /** Parent → child: start a run. */
@@ -72,7 +74,8 @@ const invokeResultSchema = z.discriminatedUnion("ok", [
     runId: z.string(),
     callId: z.number(),
     ok: z.literal(true),
-    value: z.record(z.string(), z.unknown()),
+    /** The result object as JSON text: handed to the script as it is, never parsed here. */
+    valueJson: z.string(),
   }),
   z.object({
     type: z.literal("invoke_result"),
@@ -103,6 +106,7 @@ const doneSchema = z.discriminatedUnion("ok", [
     id: z.string(),
     ok: z.literal(true),
     result: z.unknown(),
+    cut: z.array(z.string()).optional(),
     stats: statsSchema,
   }),
   z.object({

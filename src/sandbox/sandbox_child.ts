@@ -1,8 +1,10 @@
 /**
- * The OS process behind one sandbox: an interface the pool talks to, and the production spawner
- * that re-launches this program as `remcp sandbox` through `Deno.Command`.
+ * What the pool talks to: one sandbox, in its own OS process (`remcp sandbox`, started here through
+ * `Deno.Command`) or in a thread (sandbox_thread.ts). Either carries the line protocol of
+ * protocol.ts.
  */
 import { selfCommand } from "../self_command.ts";
+import { readLines } from "./lines.ts";
 
 /** How a child process ended. */
 export interface ChildExit {
@@ -10,17 +12,22 @@ export interface ChildExit {
   signal: string | null;
 }
 
-/** One running sandbox process, as the pool sees it. */
+/** One running sandbox, as the pool sees it. */
 export interface SandboxChild {
-  /** The child's stdout: protocol lines. Read by exactly one reader. */
-  readonly stdout: ReadableStream<Uint8Array>;
-  /** Writes one protocol line to the child's stdin. Rejects once the child is gone. */
-  write(line: string): Promise<void>;
-  /** Settles when the process has exited and its pipes are closed. */
+  /** "process" or "thread", for messages about how it ended. */
+  readonly kind: "process" | "thread";
+  /**
+   * Starts delivering the protocol lines the child sends, in order, to `onLine` (called once,
+   * right after the child is made). {@link exited} settles only after the last line.
+   */
+  listen(onLine: (line: string) => void): void;
+  /** Sends protocol lines (joined by newlines, no trailing one). Ignored once the child is gone. */
+  write(lines: string): void;
+  /** Settles when the child has ended and every line it sent was delivered. */
   readonly exited: Promise<ChildExit>;
-  /** Kills the process at once (SIGKILL). Harmless after it has exited. */
+  /** Ends the child at once (SIGKILL, or terminating the thread). Harmless after it ended. */
   kill(): void;
-  /** The last few KiB the child wrote to stderr, for error messages. */
+  /** The last few KiB the child wrote to stderr (a thread: its error), for error messages. */
   stderrTail(): string;
 }
 
@@ -41,15 +48,27 @@ export function spawnSandboxChild(): SandboxChild {
   const tail = new StderrTail(STDERR_TAIL_BYTES);
   const stderrDone = tail.drain(process.stderr);
   let alive = true;
+  const pumped = Promise.withResolvers<void>();
   const exited = process.status.then(async (status) => {
     alive = false;
     await writer.close().catch(() => {});
-    await stderrDone;
+    await Promise.all([stderrDone, pumped.promise]);
     return { code: status.signal ? null : status.code, signal: status.signal };
   });
   return {
-    stdout: process.stdout,
-    write: (line) => writer.write(encoder.encode(line + "\n")),
+    kind: "process",
+    listen(onLine) {
+      (async () => {
+        try {
+          for await (const line of readLines(process.stdout)) onLine(line);
+        } catch {
+          // The pipe broke with the process; its exit status tells the rest.
+        }
+      })().finally(() => pumped.resolve());
+    },
+    write(lines) {
+      if (alive) writer.write(encoder.encode(lines + "\n")).catch(() => {});
+    },
     exited,
     kill() {
       if (!alive) return;

@@ -1,8 +1,7 @@
 /**
- * The parent's side of one sandbox process: reads its protocol lines, hands each message to the
- * run in progress, and notices when the process goes away.
+ * The parent's side of one sandbox (a process or a thread): reads its protocol lines, hands each
+ * message to the run in progress, and notices when it goes away.
  */
-import { readLines } from "./lines.ts";
 import { type ChildMessage, type ParentMessage, parseChildMessage } from "./protocol.ts";
 import type { ChildExit, SandboxChild } from "./sandbox_child.ts";
 
@@ -34,15 +33,20 @@ export class SandboxProcess {
     });
     // A failed start is reported through run(); nobody may be listening here yet.
     this.ready.catch(() => {});
-    this.exited = this.#pump(markReady).then(async () => {
-      const exit = await child.exited;
+    child.listen((line) => this.#receive(line, markReady));
+    this.exited = child.exited.then((exit) => {
       this.#alive = false;
       const stderr = this.stderrTail();
-      failReady(new Error(describeExit(exit, stderr)));
+      failReady(new Error(describeExit(exit, stderr, child.kind)));
       this.#listener?.onExit(exit, stderr);
       this.#listener = undefined;
       return exit;
     });
+  }
+
+  /** Whether this sandbox is a process or a thread. */
+  get kind(): "process" | "thread" {
+    return this.#child.kind;
   }
 
   /** Whether the process is still running. */
@@ -66,7 +70,7 @@ export class SandboxProcess {
   #flush(): void {
     const lines = this.#outbox.join("\n");
     this.#outbox = [];
-    if (this.#alive) this.#child.write(lines).catch(() => {});
+    if (this.#alive) this.#child.write(lines);
   }
 
   /** Kills the process (SIGKILL). */
@@ -80,28 +84,28 @@ export class SandboxProcess {
     return this.#broken ? `[it broke the protocol: ${this.#broken}] ${tail}` : tail;
   }
 
-  async #pump(markReady: () => void): Promise<void> {
-    try {
-      for await (const line of readLines(this.#child.stdout)) {
-        if (line === "") continue;
-        const message = parseChildMessage(line);
-        if (typeof message === "string") {
-          // A child that breaks the protocol cannot be trusted with another run.
-          this.#broken ??= message.slice(0, 500);
-          this.#child.kill();
-          continue;
-        }
-        if (message.type === "ready") markReady();
-        else this.#listener?.onMessage(message);
-      }
-    } catch {
-      // The pipe broke with the process; exited reports the rest.
+  #receive(line: string, markReady: () => void): void {
+    if (line === "") return;
+    const message = parseChildMessage(line);
+    if (typeof message === "string") {
+      // A child that breaks the protocol cannot be trusted with another run.
+      this.#broken ??= message.slice(0, 500);
+      this.#child.kill();
+      return;
     }
+    if (message.type === "ready") markReady();
+    else this.#listener?.onMessage(message);
   }
 }
 
-/** A sentence about how a sandbox process ended, with its stderr. */
-export function describeExit(exit: ChildExit, stderr: string): string {
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-  return `The sandbox process ${how}` + (stderr ? `; its stderr ends with: ${stderr}` : "");
+/** A sentence about how a sandbox ended, with its stderr. */
+export function describeExit(
+  exit: ChildExit,
+  stderr: string,
+  kind: "process" | "thread",
+): string {
+  const how = exit.signal
+    ? (kind === "thread" ? "was terminated" : `was killed by ${exit.signal}`)
+    : `exited with code ${exit.code}`;
+  return `The sandbox ${kind} ${how}` + (stderr ? `; its stderr ends with: ${stderr}` : "");
 }

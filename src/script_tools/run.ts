@@ -4,7 +4,8 @@
  * or a typed error.
  */
 import { type ErrorDetail, isErrorCode, RemcpError } from "../errors.ts";
-import { resultError, resultValue } from "../protocol/results.ts";
+import { resultError, resultJson } from "../protocol/results.ts";
+import { JsonText } from "../sandbox/pool.ts";
 import type { CallContext, Host, LocalHandler } from "../supervisor/host.ts";
 import { PROGRESS_INVOKE, runGlobals, runProgram } from "./source.ts";
 import type { ScriptToolDef } from "./spec.ts";
@@ -52,7 +53,7 @@ export function scriptToolHandler(def: ScriptToolDef): LocalHandler {
           callArgs.database = database;
         }
         const result = await sup.callTool(tool, callArgs, { ...inner, signal });
-        return resultValue(result, tool);
+        return new JsonText(resultJson(result, tool));
       },
     });
     if (!r.ok) {

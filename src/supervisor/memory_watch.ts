@@ -45,7 +45,7 @@ export function watchMemory(
   pid: number,
   budgetBytes: number,
   onOverrun: (o: MemoryOverrun) => void,
-  opts: { everyMs?: number; read?: RssReader } = {},
+  opts: { everyMs?: number; read?: RssReader; onSample?: (rssBytes: number) => void } = {},
 ): { stop(): void } {
   const read = opts.read ?? readRss;
   let stopped = false;
@@ -53,6 +53,7 @@ export function watchMemory(
   const tick = async () => {
     const rss = await read(pid);
     if (stopped) return;
+    if (rss !== undefined) opts.onSample?.(rss);
     if (rss !== undefined && rss > budgetBytes) {
       stopped = true;
       onOverrun({ rssBytes: rss, budgetBytes });

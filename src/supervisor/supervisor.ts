@@ -9,9 +9,8 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import {
   byteLength,
+  cappedResult,
   errorResult,
-  fitToCap,
-  okResult,
   resultError,
   type ToolResult,
 } from "../protocol/results.ts";
@@ -20,6 +19,8 @@ import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
 import { WorkerPool } from "./pool.ts";
 import type { Spawner } from "./worker_process.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
+import { spawnSandboxChild } from "../sandbox/sandbox_child.ts";
+import { spawnSandboxThread, threadsAvailable } from "../sandbox/sandbox_thread.ts";
 import type { CallContext, CatalogEntry, Host, LocalTool, ToolKind } from "./host.ts";
 import { makeSampleDir } from "./sample_dir.ts";
 
@@ -224,7 +225,16 @@ export class Supervisor implements Host {
 
   /** The sandbox pool, started on first use. */
   sandbox(): SandboxPool {
-    this.#sandbox ??= new SandboxPool({ size: 2 });
+    if (!this.#sandbox) {
+      const thread = this.config.sandbox === "thread" && threadsAvailable();
+      if (this.config.sandbox === "thread" && !thread) {
+        this.log.debug("sandbox: this launch has no --unstable-worker-options; using processes");
+      }
+      this.#sandbox = new SandboxPool({
+        size: 2,
+        spawn: thread ? spawnSandboxThread : spawnSandboxChild,
+      });
+    }
     return this.#sandbox;
   }
 
@@ -281,7 +291,7 @@ export class Supervisor implements Host {
       if (entry.kind === "worker") return await this.#callWorker(entry, rawArgs, ctx);
       const args = parseArguments(name, entry.spec.input, rawArgs) as Record<string, unknown>;
       const value = await entry.handler!(this, args, ctx);
-      return okResult(fitToCap(value, this.config.maxOutputBytes));
+      return cappedResult(value, this.config.maxOutputBytes);
     } catch (err) {
       if (!(err instanceof RemcpError)) {
         this.log.error(`${name} failed: ${err instanceof Error ? err.stack : err}`);

@@ -9,6 +9,7 @@ import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
 import { type MemoryOverrun, mib, watchMemory } from "./memory_watch.ts";
+import { describeOutsideKill, oomKillCount } from "./oom_kills.ts";
 
 /** What the pool needs of a started worker: a `Deno.ChildProcess`, or an in-process stand-in. */
 export interface WorkerChild {
@@ -59,6 +60,9 @@ export class WorkerProcess {
   #cancelSignal: Deno.Signal | undefined;
   #killedHere = false;
   #overrun: MemoryOverrun | undefined;
+  #peakRss: number | undefined;
+  #oomKillsAtStart = oomKillCount();
+  #oomKillsAtExit: number | undefined;
   #stopWatch = () => {};
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
@@ -72,6 +76,7 @@ export class WorkerProcess {
       this.#alive = false;
       this.#exitCode = s.code;
       this.#signal = s.signal;
+      if (s.signal === "SIGKILL" && !this.#killedHere) this.#oomKillsAtExit = oomKillCount();
       this.#stopWatch();
       return s;
     });
@@ -116,6 +121,10 @@ export class WorkerProcess {
         worker.#overrun = o;
         opts.log.warn(`worker ${opts.databaseId} ${worker.exitDescription()}`);
         worker.kill();
+      }, {
+        onSample: (rss) => {
+          worker.#peakRss = Math.max(worker.#peakRss ?? 0, rss);
+        },
       });
       worker.#stopWatch = () => watch.stop();
     }
@@ -213,7 +222,7 @@ export class WorkerProcess {
       return `ran out of memory (${this.#signal ? `killed by ${this.#signal}` : "exited"})`;
     }
     if (this.#signal === "SIGKILL" && !this.#killedHere) {
-      return "was killed by SIGKILL from outside remcp (as the system does when memory runs out)";
+      return describeOutsideKill(this.#oomKillsAtStart, this.#oomKillsAtExit, this.#peakRss);
     }
     return this.#signal ? `killed by ${this.#signal}` : `exited with code ${this.#exitCode}`;
   }

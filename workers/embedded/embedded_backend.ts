@@ -29,6 +29,8 @@ import { ANALYSIS_VERSION } from "./analysis/types.ts";
 import { fnName } from "./db.ts";
 import { AnnotationStore } from "../shared/store/store.ts";
 import { join } from "node:path";
+import { readWhole } from "../shared/read_whole.ts";
+import { sha256Bytes } from "../shared/sha256.ts";
 
 /** Opens `path` with the embedded engine; returns at once, loading continues in the background. */
 export function openEmbedded(
@@ -50,8 +52,8 @@ function refuseLargeFile(path: string, size: number, maxMb: number): void {
   throw new RemcpError(
     "OpenFailed",
     `${path} is ${Math.ceil(size / 1024 / 1024)} MiB, over the ${maxMb} MiB limit of the ` +
-      "embedded backend (REMCP_MAX_FILE_MB): it reads files whole, at about twice their size in " +
-      "memory; raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
+      "embedded backend (REMCP_MAX_FILE_MB): it reads files whole, keeping one copy in memory; " +
+      "raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
     { path, size, max_file_mb: maxMb },
   );
 }
@@ -71,9 +73,8 @@ export function createEmbedded(
   const load = async (path: string, options: Record<string, unknown>) => {
     try {
       refuseLargeFile(path, (await Deno.stat(path)).size, env.config.maxFileMb);
-      const bytes = await Deno.readFile(path);
-      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-      const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+      const bytes = await readWhole(path);
+      const sha256 = sha256Bytes(bytes);
       const image = openImage(bytes, imageOptions(options));
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));

@@ -10,6 +10,7 @@ import backend from "./remcp/backend.py" with { type: "text" };
 import cli from "./remcp/cli.py" with { type: "text" };
 import errors from "./remcp/errors.py" with { type: "text" };
 import generic from "./remcp/generic.py" with { type: "text" };
+import linearRe from "./remcp/linear_re.py" with { type: "text" };
 import probe from "./remcp/probe.py" with { type: "text" };
 import results from "./remcp/results.py" with { type: "text" };
 import schema from "./remcp/schema.py" with { type: "text" };
@@ -37,6 +38,7 @@ export const PYTHON_SCRIPTS: Readonly<Record<string, string>> = {
   "remcp/cli.py": cli,
   "remcp/errors.py": errors,
   "remcp/generic.py": generic,
+  "remcp/linear_re.py": linearRe,
   "remcp/probe.py": probe,
   "remcp/results.py": results,
   "remcp/schema.py": schema,

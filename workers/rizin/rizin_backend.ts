@@ -23,6 +23,7 @@ import { functionTools } from "./tools/function_tools.ts";
 import { xrefTools } from "./tools/xref_tools.ts";
 import { annotationTools } from "./tools/annotation_tools.ts";
 import { scriptTools } from "./tools/script_tools.ts";
+import { sha256File } from "../shared/sha256.ts";
 
 /** Default timeout of one rizin command (REMCP_RIZIN_TIMEOUT_MS overrides it). */
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -119,9 +120,8 @@ function start(
 
   const open = async () => {
     try {
-      const bytes = await Deno.readFile(abs);
-      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-      const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+      const size = (await Deno.stat(abs)).size;
+      const sha256 = await sha256File(abs);
       const s = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
       s.setMeta("path", abs);
       s.setMeta("sha256", sha256);
@@ -135,7 +135,7 @@ function start(
         path: abs,
         name: basename(abs),
         sha256,
-        size: bytes.length,
+        size,
         options,
         version,
         store: s,

@@ -3,7 +3,7 @@
  * from the stripped binary, recompiles and runs against the original on random inputs.
  *
  * Every function is defined on one line as `CORPUS RET name(PARAMS) {`, with RET and each
- * parameter type one of int8_t … uint64_t, bool, double, void (return only), or a pointer to one
+ * parameter type one of int8_t … uint64_t, bool, double, float, void (return only), or a pointer to one
  * of them or to char. The driver generates inputs from the parameter's type and name:
  *
  *   pointer            a buffer of 64 elements (+16 slack) of random bytes; `char *` gets a

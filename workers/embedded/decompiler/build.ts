@@ -37,6 +37,8 @@ export interface BlockLifter {
   readonly retAddr?: number;
   /** Called before the first instruction of each block. */
   startBlock?(): void;
+  /** x87 register-stack depth at the current point (x86 only; the builder carries it). */
+  x87?: number;
   lift(insn: Insn): LiftedInsn;
 }
 
@@ -52,6 +54,8 @@ export interface Built {
 
 interface Lifted {
   stmts: Stmt[];
+  /** x87 stack depth at the block's end. */
+  x87: number;
   last?: Control;
   lastAt: number;
   exitFlags?: Flags;
@@ -82,8 +86,10 @@ export function buildIr(
     list.push(insn);
   }
   const unliftedMnemonics = new Map<string, number>();
+  const x87Entry = new Map<number, number>();
   const liftBlock = (start: number, entry: Flags | undefined, count: boolean): Lifted => {
     lifter.flags = entry;
+    lifter.x87 = x87Entry.get(start) ?? 0;
     lifter.usedEntryFlags = false;
     lifter.startBlock?.();
     const stmts: Stmt[] = [];
@@ -135,6 +141,7 @@ export function buildIr(
     }
     return {
       stmts,
+      x87: lifter.x87 ?? 0,
       ...(last ? { last } : {}),
       lastAt,
       ...(lifter.flags ? { exitFlags: lifter.flags } : {}),
@@ -144,13 +151,34 @@ export function buildIr(
   };
 
   const lifted = new Map<number, Lifted>();
-  for (const b of blocks) lifted.set(b.start, liftBlock(b.start, undefined, true));
   const preds = new Map<number, number[]>();
+  const succs = new Map<number, number[]>();
   for (const e of fn.edges) {
     if (e.kind === "tail") continue;
     let list = preds.get(e.to);
     if (!list) preds.set(e.to, list = []);
     if (!list.includes(e.from)) list.push(e.from);
+    let out = succs.get(e.from);
+    if (!out) succs.set(e.from, out = []);
+    out.push(e.to);
+  }
+  // Blocks in depth-first order from the entry, so that a block's x87 stack depth on entry is
+  // its first lifted predecessor's on exit (compilers keep the depth equal where paths meet).
+  const order: number[] = [];
+  const seenBlock = new Set<number>();
+  const starts = new Set(blocks.map((b) => b.start));
+  const stack = [...blocks.map((b) => b.start).reverse(), fn.start];
+  while (stack.length > 0) {
+    const b = stack.pop()!;
+    if (seenBlock.has(b) || !starts.has(b)) continue;
+    seenBlock.add(b);
+    order.push(b);
+    for (const s of [...(succs.get(b) ?? [])].reverse()) if (!seenBlock.has(s)) stack.push(s);
+  }
+  for (const b of order) {
+    const l = liftBlock(b, undefined, true);
+    lifted.set(b, l);
+    for (const s of succs.get(b) ?? []) if (!x87Entry.has(s)) x87Entry.set(s, l.x87);
   }
   // Blocks whose conditions read flags set before them: take their predecessors' flags.
   const exitFlags = (start: number, seen: Set<number>): Flags | undefined => {

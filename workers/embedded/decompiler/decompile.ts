@@ -11,7 +11,16 @@ import type { Insn } from "../arch/types.ts";
 import { type CallingConvention, defaultConvention } from "./abi/conventions.ts";
 import { buildIr } from "./build.ts";
 import { Aarch64Lifter } from "./lift/aarch64.ts";
-import { type Expr, forEachChild, type IrFunction, type Term, type Var, varKey } from "./ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrFunction,
+  stmtReads,
+  type Term,
+  termReads,
+  type Var,
+  varKey,
+} from "./ir.ts";
 import { normalize, reversePostOrder, toSsa } from "./ssa.ts";
 import {
   type CallFacts,
@@ -53,7 +62,9 @@ export interface DecompileInput {
   /** The register a 32-bit PIC thunk at `address` loads (`ebx` for get_pc_thunk.bx). */
   pcThunk?(address: number): string | undefined;
   /** What a callee's own code says of its parameters and return value (no prototype known). */
-  summaryAt?(address: number): { params: number; returns: boolean } | undefined;
+  summaryAt?(
+    address: number,
+  ): { params: number; floatParams?: number; returns: boolean; floatReturn?: boolean } | undefined;
   /** Milliseconds this decompilation may take. */
   budgetMs: number;
   /** The clock (tests pass their own). */
@@ -67,9 +78,11 @@ export interface Decompiled {
   frame: Frame;
   cc: CallingConvention;
   types: Map<string, import("./types.ts").CType>;
-  /** Number of the function's parameters (register arguments used, then stack ones). */
+  /** The function's parameters (register arguments used, then stack ones). */
   params: Var[];
   returns: boolean;
+  /** Size of a floating-point return value (returned in the ABI's float register). */
+  floatReturn?: number;
   /** The declaration that fixed the signature, when there is one. */
   prototype?: Prototype;
   instructions: number;
@@ -131,10 +144,20 @@ export function decompile(input: DecompileInput): Decompiled {
       const p = protoOf(target);
       if (!p) {
         const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
-        return s ? { args: s.params, returns: s.returns } : undefined;
+        return s
+          ? {
+            args: s.params,
+            floatArgs: s.floatParams ?? 0,
+            returns: s.returns,
+            floatReturn: s.floatReturn ?? false,
+          }
+          : undefined;
       }
+      const floats = p.params.filter((x) => isFloatType(x.type)).length;
       return {
-        args: p.params.length,
+        args: p.params.length - floats,
+        floatArgs: floats,
+        floatReturn: isFloatType(p.ret),
         variadic: p.variadic,
         returns: !isVoid(p.ret),
         ...(p.format !== undefined ? { format: p.format } : {}),
@@ -146,6 +169,9 @@ export function decompile(input: DecompileInput): Decompiled {
     },
   };
   ir = trimCalls(ir, cc, facts);
+  const floatRet = [...ir.blocks.values()].some((b) =>
+    b.term.k === "ret" && b.term.value?.k === "reg" && b.term.value.name === cc.floatRet
+  );
   ir = propagate(simplifyAll(ir), () => now() > deadline && stage("propagate"));
   stage("propagate");
   if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
@@ -154,26 +180,37 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = propagate(framed.fn, () => now() > deadline && stage("frame"));
   stage("frame");
   ir = switchValues(ir);
-  ir = narrowReturns(narrow(ir));
+  ir = narrow(ir);
+  ir = floatRet ? narrowFloatReturns(ir) : narrowReturns(ir);
   const self = input.prototypeAt?.(input.fn.start);
   let params = parameters(ir, cc);
   let returns = [...ir.blocks.values()].some((b) => b.term.k === "ret" && b.term.value);
+  let floatReturn = floatRet && returns ? returnSize(ir) : undefined;
   if (self) {
     // The user's (or the library's) declaration wins over what use suggests.
-    const n = Math.min(self.params.length, cc.args.length);
-    params = [
-      ...cc.args.slice(0, n).map((name): Var => ({ k: "reg", name, size: ir.arch.ptr, ver: 0 })),
-      ...params.filter((p) => p.k === "slot"),
-    ];
+    params = [...prototypeParams(self, cc, ir), ...params.filter((p) => p.k === "slot")];
     returns = !isVoid(self.ret);
     if (!returns) ir = dropReturnValues(ir);
+    if (!isFloatType(self.ret)) floatReturn = undefined;
   }
   ir = leaveSsa(ir, maxTmp(ir) + 1);
   ir = coalesce(ir);
   stage("ssa-exit");
+  ir = returnsInPlace(ir);
   const graph = toGraph(ir);
   const structured = structure(graph, {
     isEmpty: (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
+    // A small end block (`return 3;`, `exit(1);`) is copied to each place that would jump to it,
+    // as a person writes early returns.
+    duplicate: (id) => {
+      const stmts = ir.blocks.get(id)?.stmts ?? [];
+      return stmts.length <= 1 || (stmts.length === 2 && stmts.every((x) => x.k === "set"));
+    },
+    // One assignment (`i = i + 1`) can be a `for` loop's step.
+    isStep: (id) => {
+      const stmts = ir.blocks.get(id)?.stmts ?? [];
+      return stmts.length === 1 && stmts[0]!.k === "set";
+    },
   });
   const tree = structured.body;
   const gotos = structured.gotos;
@@ -188,6 +225,7 @@ export function decompile(input: DecompileInput): Decompiled {
     types,
     params,
     returns,
+    ...(floatReturn ? { floatReturn } : {}),
     ...(self ? { prototype: self } : {}),
     instructions: built.instructions,
     unlifted: built.unlifted,
@@ -206,19 +244,44 @@ export function decompile(input: DecompileInput): Decompiled {
   };
 }
 
-/** The parameters: argument registers read on entry (up to the last one read), stack args. */
+/** Entry values of registers by name, with the size the code reads them at (after narrowing). */
+function entrySizes(fn: IrFunction): Map<string, number> {
+  const sizes = new Map<string, number>();
+  const visit = (e: Expr): void => {
+    if (e.k === "reg" && e.ver === 0) sizes.set(e.name, e.size);
+    forEachChild(e, visit);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) stmtReads(s, visit);
+    for (const p of b.phis) p.args.forEach(visit);
+    termReads(b.term, visit);
+  }
+  return sizes;
+}
+
+/**
+ * The parameters: argument registers read on entry (up to the last one read; integer ones,
+ * then float ones, or by position where the convention shares positions), stack arguments.
+ */
 function parameters(fn: IrFunction, cc: CallingConvention): Var[] {
   const uses = countUses(fn);
-  let n = 0;
-  cc.args.forEach((r, i) => {
-    if ((uses.count.get(`${r}.0`) ?? 0) > 0) n = i + 1;
-  });
-  const out: Var[] = cc.args.slice(0, n).map((name) => ({
-    k: "reg",
-    name,
-    size: fn.arch.ptr,
-    ver: 0,
-  }));
+  const used = (r: string) => (uses.count.get(`${r}.0`) ?? 0) > 0;
+  const sizes = entrySizes(fn);
+  const last = (regs: readonly string[]) => regs.reduce((n, r, i) => used(r) ? i + 1 : n, 0);
+  const floatRegs = cc.floatArgs ?? [];
+  const n = last(cc.args);
+  const f = last(floatRegs);
+  const intReg = (name: string): Var => ({ k: "reg", name, size: fn.arch.ptr, ver: 0 });
+  const floatReg = (name: string): Var => ({ k: "reg", name, size: sizes.get(name) ?? 8, ver: 0 });
+  const out: Var[] = [];
+  if (cc.positional) {
+    for (let i = 0; i < Math.max(n, f); i++) {
+      const fr = floatRegs[i];
+      out.push(fr && used(fr) && !used(cc.args[i]!) ? floatReg(fr) : intReg(cc.args[i]!));
+    }
+  } else {
+    out.push(...cc.args.slice(0, n).map(intReg), ...floatRegs.slice(0, f).map(floatReg));
+  }
   const stack = new Map<number, number>();
   for (const [key, count] of uses.count) {
     const m = /^s(-?\d+):(\d+)$/.exec(key);
@@ -318,6 +381,58 @@ function narrowReturns(fn: IrFunction): IrFunction {
   return { ...fn, blocks };
 }
 
+/** The parameters a declaration gives, in the convention's registers. */
+function prototypeParams(self: Prototype, cc: CallingConvention, fn: IrFunction): Var[] {
+  const out: Var[] = [];
+  const floatRegs = cc.floatArgs ?? [];
+  let ni = 0;
+  let nf = 0;
+  self.params.forEach((p, i) => {
+    const float = isFloatType(p.type) && floatRegs.length > 0;
+    const name = cc.positional
+      ? (float ? floatRegs[i] : cc.args[i])
+      : (float ? floatRegs[nf++] : cc.args[ni++]);
+    if (name === undefined) return;
+    const size = float ? (/^float$/.test(p.type) ? 4 : 8) : fn.arch.ptr;
+    out.push({ k: "reg", name, size, ver: 0 });
+  });
+  return out;
+}
+
+/** Whether a C type is floating point. */
+function isFloatType(t: string): boolean {
+  return /^(float|double|long double)$/.test(t.trim());
+}
+
+/** Size of the (float) return values: all of them are of one size after narrowing. */
+function returnSize(fn: IrFunction): number {
+  for (const b of fn.blocks.values()) {
+    if (b.term.k === "ret" && b.term.value) return b.term.value.size;
+  }
+  return 8;
+}
+
+/**
+ * A float return value written as 4 bytes into the low half of the register (`movss`,
+ * `addss`, `cvtsd2ss`) is a `float`: every return value `(x & ~0xffffffff) | zext(f)` or
+ * `zext(f)` returns `f`.
+ */
+function narrowFloatReturns(fn: IrFunction): IrFunction {
+  const low = (v: Expr): Expr | undefined => {
+    if (v.k === "ext" && !v.signed && v.a.size === 4) return v.a;
+    if (v.k === "bin" && v.op === "or") return low(v.b);
+    return undefined;
+  };
+  const rets = [...fn.blocks.values()].filter((b) => b.term.k === "ret" && b.term.value);
+  const values = rets.map((b) => low((b.term as { value: Expr }).value));
+  if (rets.length === 0 || values.some((v) => v === undefined)) return fn;
+  const blocks = new Map(fn.blocks);
+  rets.forEach((b, i) =>
+    blocks.set(b.start, { ...b, term: { k: "ret", value: values[i]!, at: b.term.at } })
+  );
+  return { ...fn, blocks };
+}
+
 function dropReturnValues(fn: IrFunction): IrFunction {
   const blocks = new Map(fn.blocks);
   for (const [k, b] of fn.blocks) {
@@ -345,6 +460,23 @@ function maxTmp(fn: IrFunction): number {
 }
 
 /** The structurer's view of the IR: block ids, bodies by id, conditions as expressions. */
+/**
+ * A block that only jumps to a bare `return v;` returns itself: the structurer may then copy a
+ * small `v = 3; return v;` to each early exit (as `return 3;`) instead of jumping to it.
+ */
+export function returnsInPlace(fn: IrFunction): IrFunction {
+  const blocks = new Map(fn.blocks);
+  let changed = false;
+  for (const [id, b] of fn.blocks) {
+    if (b.term.k !== "jump") continue;
+    const r = fn.blocks.get(b.term.to);
+    if (!r || r.stmts.length > 0 || r.term.k !== "ret" || b.term.to === id) continue;
+    blocks.set(id, { ...b, term: r.term });
+    changed = true;
+  }
+  return changed ? { ...fn, blocks } : fn;
+}
+
 export function toGraph(fn: IrFunction): Graph<number, Expr> {
   const order = reversePostOrder(fn);
   return {

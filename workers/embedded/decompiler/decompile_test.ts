@@ -67,3 +67,49 @@ Deno.test("decompile() stops with Timeout naming the stage when the budget runs 
     return true;
   });
 });
+
+/** A one-block function of `hex` at 0x1000. */
+async function straight(hex: string, bits: 32 | 64 = 64) {
+  const d = await createDecoder(bits === 64 ? "x86_64" : "x86");
+  const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
+  const end = 0x1000 + bytes(hex).length;
+  const fn: FunctionInfo = {
+    start: 0x1000,
+    end,
+    name: "f",
+    source: "symbol",
+    flags: [],
+    blocks: [{ start: 0x1000, end }],
+    chunks: [],
+    edges: [],
+  };
+  return {
+    fn,
+    insns,
+    bits,
+    format: "elf",
+    isNoReturn: () => false,
+    isString: () => false,
+    budgetMs: 2000,
+  };
+}
+
+Deno.test("decompile() types SSE arguments and returns as double and float", async () => {
+  // double f(double *p, double x, double y) { return *p * x - y; }
+  //   mulsd xmm0, [rdi]; subsd xmm0, xmm1; ret
+  const d = render(decompile(await straight("f20f5907f20f5cc1c3")), "f", names);
+  assert.match(d.code, /^double f\(uint8_t \* arg1, double arg2, double arg3\)/);
+  assert.match(d.code, /return arg2 \* \*\(double \*\)arg1 - arg3;/);
+  // float g(float a, int32_t n) { return a + (float)n; }: cvtsi2ss xmm1, edi; addss xmm0, xmm1
+  const g = render(decompile(await straight("f30f2acff30f58c1c3")), "g", names);
+  assert.match(g.code, /^float g\(int32_t arg1, float arg2\)/);
+  assert.match(g.code, /return arg2 \+ \(float\)arg1;/);
+});
+
+Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", async () => {
+  // long double h(double *p) { return *p * 2; }: mov eax, [esp+4]; fld qword [eax];
+  //   fadd st(0), st(0); ret
+  const d = render(decompile(await straight("8b442404dd00d8c0c3", 32)), "h", names);
+  assert.match(d.code, /^long double h\(/);
+  assert.match(d.code, /v1 = \(long double\)\*\(double \*\)arg1;\n\s+return v1 \+ v1;/);
+});

@@ -8,6 +8,7 @@ import { COMPARES, type Expr, type IrFunction, type Stmt, type Var, varKey } fro
 import type { Cond, Stmt as SStmt } from "./structure/types.ts";
 import { type CType, typeName, uintType } from "./types.ts";
 import { simplify } from "./passes/simplify.ts";
+import { FLOAT_OPS, floatLiteral } from "./float.ts";
 
 /** What the printer asks about names and data. */
 export interface EmitNames {
@@ -38,6 +39,8 @@ export interface EmitVars {
   used(v: Var): boolean;
   /** The register that carries return values. */
   retReg: string;
+  /** The register that carries floating-point return values, when the ABI has one. */
+  floatRetReg?: string;
 }
 
 const PREC: Record<string, number> = {
@@ -139,8 +142,42 @@ export class Printer {
     return `(${typeName(ty)})${p.p < CAST ? `(${p.t})` : p.t}`;
   }
 
+  /** C text of `e` as a value of type `ty` (converted or cast as {@link #as} does). */
+  exprAs(e: Expr, ty: CType, min = 0): string {
+    return this.#as(e, ty, min);
+  }
+
+  /**
+   * Between floating point and integers of the same size a value keeps its bits: loads and
+   * constants are read as the float type, anything else goes through a bit cast.
+   */
+  #floatAs(e: Expr, ty: CType, p: P, min: number): string | undefined {
+    const toFloat = ty.kind === "float";
+    if (toFloat === (p.ty.kind === "float")) return undefined;
+    if (toFloat) {
+      if (e.k === "load" && e.size === ty.size && !this.#segment(e.addr)) {
+        return `*(${typeName(ty)} *)${this.#address(e.addr)}`;
+      }
+      if (e.k === "const") {
+        const lit = floatLiteral(e.value, ty.size);
+        if (lit !== undefined) return lit.startsWith("-") && min > CAST ? `(${lit})` : lit;
+      }
+      if (ty.size !== 4 && ty.size !== 8) return undefined;
+      const bits = this.#as(e, uintType(ty.size), 0);
+      return `__as_${typeName(ty)}(${bits})`;
+    }
+    if (p.ty.size !== 4 && p.ty.size !== 8) return undefined;
+    const bits: P = { t: `__${typeName(p.ty)}_bits(${p.t})`, p: ATOM, ty: uintType(p.ty.size) };
+    if (bits.ty.size === ty.size && ty.kind === "uint") return bits.t;
+    return this.#cast(bits, ty);
+  }
+
   /** `e` as a value of exactly `ty` (cast when its C type differs). */
   #as(e: Expr, ty: CType, min: number): string {
+    if (ty.kind === "float" || this.#isFloat(e)) {
+      const f = this.#floatAs(e, ty, this.#p(e), min);
+      if (f !== undefined) return f;
+    }
     if (e.k === "const" && e.size === ty.size && (ty.kind === "int" || ty.kind === "uint")) {
       const c = this.#constant(e.value, e.size);
       if (c.ty.kind === "uint") {
@@ -230,7 +267,9 @@ export class Printer {
         return { t: this.#cast(this.#p(e.a), ty), p: CAST, ty };
       }
       case "select": {
-        const ty = uintType(e.size);
+        const ty: CType = this.#isFloat(e.t) || this.#isFloat(e.f)
+          ? { size: e.size, kind: "float" }
+          : uintType(e.size);
         return {
           t: `${this.#as(e.c, BOOL, 4)} ? ${this.#as(e.t, ty, 3)} : ${this.#as(e.f, ty, 3)}`,
           p: 3,
@@ -238,6 +277,7 @@ export class Printer {
         };
       }
       case "intr":
+        if (FLOAT_OPS[e.name]) return this.#float(e);
         return {
           t: `${e.name}(${e.args.map((a) => this.expr(a, 2)).join(", ")})`,
           p: ATOM,
@@ -245,6 +285,84 @@ export class Printer {
         };
       case "bin":
         return this.#bin(e);
+    }
+  }
+
+  #isFloat(e: Expr): boolean {
+    if (e.k === "intr") return FLOAT_OPS[e.name]?.result === "f";
+    return (e.k === "reg" || e.k === "tmp" || e.k === "slot") &&
+      this.#vars.type(e).kind === "float";
+  }
+
+  /** A floating-point operation as C arithmetic, a math.h call or a conversion. */
+  #float(e: Extract<Expr, { k: "intr" }>): P {
+    const ft = (size: number): CType => ({ size, kind: "float" });
+    const arg = (i: number, min: number) => {
+      const a = e.args[i]!;
+      return this.#as(a, ft(a.size), min);
+    };
+    const infix = (sym: string, prec: number): P => ({
+      t: `${arg(0, prec)} ${sym} ${arg(1, prec + 1)}`,
+      p: prec,
+      ty: ft(e.size),
+    });
+    const call = (name: string): P => ({
+      t: `${name}${e.size === 4 ? "f" : e.size === 10 ? "l" : ""}(${
+        e.args.map((_, i) => arg(i, 2)).join(", ")
+      })`,
+      p: ATOM,
+      ty: ft(e.size),
+    });
+    const cmp = (t: string): P => ({ t, p: CAST, ty: BOOL });
+    switch (e.name) {
+      case "__fadd":
+        return infix("+", PREC.add!);
+      case "__fsub":
+        return infix("-", PREC.sub!);
+      case "__fmul":
+        return infix("*", PREC.mul!);
+      case "__fdiv":
+        return infix("/", PREC.mul!);
+      case "__fneg":
+        return { t: `-${arg(0, CAST)}`, p: CAST, ty: ft(e.size) };
+      case "__fsqrt":
+        return call("sqrt");
+      case "__fabs":
+        return call("fabs");
+      case "__fmin":
+      case "__fmax":
+        return {
+          t: `${arg(0, 10)} ${e.name === "__fmin" ? "<" : ">"} ${arg(1, 11)} ? ${arg(0, 3)} : ${
+            arg(1, 3)
+          }`,
+          p: 3,
+          ty: ft(e.size),
+        };
+      case "__fconv":
+        return { t: `(${typeName(ft(e.size))})${arg(0, CAST)}`, p: CAST, ty: ft(e.size) };
+      case "__itof": {
+        const a = e.args[0]!;
+        const src = this.#as(a, { size: a.size, kind: "int" }, CAST);
+        return { t: `(${typeName(ft(e.size))})${src}`, p: CAST, ty: ft(e.size) };
+      }
+      case "__ftoi":
+      case "__ftoi_rint": {
+        const ty: CType = { size: e.size, kind: "int" };
+        const from = e.args[0]!.size;
+        const a = e.name === "__ftoi"
+          ? arg(0, CAST)
+          : `rint${from === 4 ? "f" : from === 10 ? "l" : ""}(${arg(0, 2)})`;
+        return { t: `(${typeName(ty)})${a}`, p: CAST, ty };
+      }
+      // ucomis* flags as the C99 comparison macros (quiet, true or false when unordered).
+      case "__flt":
+        return cmp(`!isgreaterequal(${arg(0, 2)}, ${arg(1, 2)})`);
+      case "__fle":
+        return cmp(`!isgreater(${arg(0, 2)}, ${arg(1, 2)})`);
+      case "__feq":
+        return cmp(`!islessgreater(${arg(0, 2)}, ${arg(1, 2)})`);
+      default:
+        return { t: `isunordered(${arg(0, 2)}, ${arg(1, 2)})`, p: ATOM, ty: BOOL };
     }
   }
 
@@ -294,7 +412,10 @@ export class Printer {
         // Equality does not depend on signedness; keep the operands' own types when they agree.
         const a = this.#p(e.a);
         const b = e.b.k === "const" ? this.#constant(e.b.value, e.b.size) : this.#p(e.b);
-        if (a.ty.size === size && (e.b.k === "const" || b.ty.size === size)) {
+        if (
+          a.ty.size === size && (e.b.k === "const" || b.ty.size === size) &&
+          a.ty.kind !== "float" && b.ty.kind !== "float"
+        ) {
           return {
             t: `${a.p < prec ? `(${a.t})` : a.t} ${sym} ${b.p <= prec ? `(${b.t})` : b.t}`,
             p: prec,
@@ -358,19 +479,29 @@ export class Printer {
     return s >= -0x7fffffffn ? s.toString() : `(${s + 1n}LL - 1)`;
   }
 
+  /** `e` as a value of variable `v`'s type, as the right side of an assignment to it. */
+  valueOf(e: Expr, v: Var): string {
+    return this.#as(e, this.#vars.type(v), 2);
+  }
+
   /** C text of a statement, or undefined when it prints nothing. */
   stmt(s: Stmt): string | undefined {
     switch (s.k) {
       case "set":
-        return `${this.#vars.name(s.dst)} = ${this.#as(s.src, this.#vars.type(s.dst), 2)};`;
-      case "store":
-        return `*(${typeName(uintType(s.size))} *)${this.#address(s.addr)} = ${
-          this.#as(s.value, uintType(s.size), 2)
-        };`;
+        return `${this.#vars.name(s.dst)} = ${this.valueOf(s.src, s.dst)};`;
+      case "store": {
+        // A floating-point value is stored as its type (`*(double *)p = x`).
+        const ty = this.#isFloat(s.value) && s.value.size === s.size
+          ? { size: s.size, kind: "float" } as CType
+          : uintType(s.size);
+        return `*(${typeName(ty)} *)${this.#address(s.addr)} = ${this.#as(s.value, ty, 2)};`;
+      }
       case "call": {
         const call = `${this.#callee(s.target)}(${s.args.map((a) => this.expr(a, 2)).join(", ")})`;
         const ret = s.defs.find((d) => d.name === this.#vars.retReg);
         if (ret && this.#vars.used(ret)) return `${this.#vars.name(ret)} = ${call};`;
+        const fret = s.defs.find((d) => d.name === this.#vars.floatRetReg);
+        if (fret && this.#vars.used(fret)) return `${this.#vars.name(fret)} = ${call};`;
         return `${call};`;
       }
       case "asm": {

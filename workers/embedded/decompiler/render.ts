@@ -80,7 +80,8 @@ export function render(
       for (const v of stmtDefs(s)) {
         if (
           s.k === "call" &&
-          (v.k !== "reg" || v.name !== d.cc.ret || !(uses.count.get(varKey(v)) ?? 0))
+          (v.k !== "reg" || (v.name !== d.cc.ret && v.name !== d.cc.floatRet) ||
+            !(uses.count.get(varKey(v)) ?? 0))
         ) continue;
         note(v);
       }
@@ -89,8 +90,11 @@ export function render(
     termReads(b.term, visit);
   }
   const arrays = new Set([...d.frame.arrays.keys()].map((o) => `s${o}:${d.frame.arrays.get(o)}`));
+  // Variables the body prints: only these are declared (a fold can leave one unprinted).
+  const printed = new Set<string>();
   const nameOf = (v: Var): string => {
     const k = varKey(v);
+    printed.add(k);
     if (!defaults.has(k)) note(v);
     const def = defaults.get(k)!;
     return locals.get(def)?.name ?? def;
@@ -103,6 +107,7 @@ export function render(
     isArray: (v) => v.k === "slot" && arrays.has(varKey(v)),
     used: (v) => (uses.count.get(varKey(v)) ?? 0) > 0,
     retReg: d.cc.ret,
+    ...(d.cc.floatRet ? { floatRetReg: d.cc.floatRet } : {}),
   });
 
   const lines: Line[] = [];
@@ -119,8 +124,13 @@ export function render(
     const b = ir.blocks.get(id);
     if (!b) return;
     const t = b.term;
-    if (t.k === "ret") emit(t.value ? `return ${printer.expr(t.value, 2)};` : "return;", [t.at]);
-    else if (t.k === "tail") {
+    if (t.k === "ret" && t.value && d.floatReturn) {
+      // A float return value is of the declared float type, whatever the expression's.
+      const ty: CType = { size: d.floatReturn, kind: "float" };
+      emit(`return ${printer.exprAs(t.value, ty, 2)};`, [t.at]);
+    } else if (t.k === "ret") {
+      emit(t.value ? `return ${printer.expr(t.value, 2)};` : "return;", [t.at]);
+    } else if (t.k === "tail") {
       const call = `${printer.callee(t.target)}(${
         t.args.map((a) => printer.expr(a, 2)).join(", ")
       })`;
@@ -130,6 +140,25 @@ export function render(
         emit("return;", [t.at]);
       }
     }
+  };
+  // `v = x; return v;` prints as `return x;` (a shared return block copied after each
+  // assignment leaves this pair at every early exit).
+  const foldedReturn = (id: number, retId: number): boolean => {
+    const b = ir.blocks.get(id);
+    const r = ir.blocks.get(retId);
+    if (!b || !r || (retId !== id && r.stmts.length > 0)) return false;
+    const t = r.term;
+    const last = b.stmts[b.stmts.length - 1];
+    if (
+      t.k !== "ret" || !t.value || last?.k !== "set" ||
+      (t.value.k !== "reg" && t.value.k !== "tmp" && t.value.k !== "slot") ||
+      varKey(t.value) !== varKey(last.dst)
+    ) return false;
+    for (const st of b.stmts.slice(0, -1)) blockStmt(st);
+    emit(`return ${printer.valueOf(last.src, last.dst)};`, [last.at, t.at]);
+    const c = names.commentAt?.(last.at);
+    if (c) emit(`// ${c}`, [last.at]);
+    return true;
   };
   const condAt = (c: Cond<Expr>): number[] => {
     switch (c.kind) {
@@ -147,7 +176,12 @@ export function render(
   const walk = (s: SStmt<number, Expr>) => {
     switch (s.kind) {
       case "seq":
-        s.items.forEach(walk);
+        for (let i = 0; i < s.items.length; i++) {
+          const it = s.items[i]!;
+          const nx = s.items[i + 1];
+          if (it.kind === "block" && nx?.kind === "return" && foldedReturn(it.id, nx.block)) i++;
+          else walk(it);
+        }
         return;
       case "block":
         for (const st of ir.blocks.get(s.id)?.stmts ?? []) blockStmt(st);
@@ -180,6 +214,19 @@ export function render(
         depth--;
         emit(`} while (${printer.cond(s.cond)});`, condAt(s.cond));
         return;
+      case "for": {
+        const st = s.step.kind === "block" ? ir.blocks.get(s.step.id)?.stmts[0] : undefined;
+        const step = st ? (printer.stmt(st) ?? "").replace(/;$/, "") : "";
+        emit(`for (; ${printer.cond(s.cond)}; ${step}) {`, [
+          ...condAt(s.cond),
+          ...(st ? [st.at] : []),
+        ]);
+        depth++;
+        walk(s.body);
+        depth--;
+        emit("}");
+        return;
+      }
       case "loop":
         emit("for (;;) {");
         depth++;
@@ -247,7 +294,7 @@ export function render(
     });
   }
   for (const [k, v] of seen) {
-    if (paramKeys.has(k)) continue;
+    if (paramKeys.has(k) || !printed.has(k)) continue;
     if (v.k === "reg" && v.ver === 0) {
       // A register read before any write that is not a parameter: an input of unknown origin.
       decls.push({ text: `    ${declared(v)} ${nameOf(v)}; // ${v.name} on entry`, addresses: [] });
@@ -289,6 +336,7 @@ export function render(
 
 function returnType(d: Decompiled): string {
   if (d.prototype) return d.prototype.ret;
+  if (d.floatReturn) return typeName({ size: d.floatReturn, kind: "float" });
   for (const b of d.ir.blocks.values()) {
     if (b.term.k !== "ret" || !b.term.value) continue;
     const v = b.term.value;

@@ -28,7 +28,7 @@ export const DEFAULT_LIMITS: DecompileLimits = { budgetMs: 10_000, maxInstructio
 export class DecompilerCache {
   readonly #entries = new Map<number, Decompiled>();
   /** Callees' parameter counts and return values, by start. */
-  readonly summaries = new Map<number, { params: number; returns: boolean }>();
+  readonly summaries = new Map<number, Summary>();
   readonly #max: number;
 
   constructor(max = 256) {
@@ -129,7 +129,9 @@ export async function decompiled(
 /** A callee's parameter count and whether it returns a value, from decompiling it alone. */
 interface Summary {
   params: number;
+  floatParams: number;
   returns: boolean;
+  floatReturn: boolean;
 }
 
 function run(
@@ -158,7 +160,13 @@ function run(
     try {
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
       const dec = run(d, callee, body, decoder, cache, Math.min(budgetMs, 500), false);
-      const s = { params: dec.params.length, returns: dec.returns };
+      const floats = dec.params.filter((p) => p.k === "reg" && /^xmm\d+$/.test(p.name)).length;
+      const s = {
+        params: dec.params.length - floats,
+        floatParams: floats,
+        returns: dec.returns,
+        floatReturn: dec.floatReturn !== undefined,
+      };
       cache.summaries.set(addr, s);
       return s;
     } catch {

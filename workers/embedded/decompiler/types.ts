@@ -13,11 +13,12 @@ import {
   termReads,
   varKey,
 } from "./ir.ts";
+import { floatTypeName, isFloatArg, isFloatResult, isFloatSize } from "./float.ts";
 
 /** A C type the printer writes. */
 export interface CType {
   size: number;
-  kind: "int" | "uint" | "bool" | "ptr" | "char_ptr";
+  kind: "int" | "uint" | "bool" | "ptr" | "char_ptr" | "float";
 }
 
 /** The C spelling of a type. */
@@ -29,6 +30,8 @@ export function typeName(t: CType): string {
       return "uint8_t *";
     case "char_ptr":
       return "char *";
+    case "float":
+      return floatTypeName(t.size);
     case "int":
       return t.size === 16 ? "__int128" : `int${t.size * 8}_t`;
     default:
@@ -56,6 +59,10 @@ export function inferTypes(
   const strings = new Set<string>();
   const bools = new Set<string>();
   const sizes = new Map<string, number>();
+  // Floating point: results and operands of the float operations, the float argument and
+  // return registers (their ABI role fixes the type), and copies of float variables.
+  const floats = new Set<string>();
+  const copies: [string, string][] = [];
   const varOf = (e: Expr): string | undefined =>
     e.k === "reg" || e.k === "tmp" || e.k === "slot" ? varKey(e) : undefined;
   const baseOf = (addr: Expr): string | undefined => {
@@ -81,6 +88,17 @@ export function inferTypes(
       const k = varOf(e.a);
       if (k) signed.add(k);
     }
+    if (e.k === "intr") {
+      e.args.forEach((x, i) => {
+        const k = varOf(x);
+        if (k && isFloatArg(e, i) && isFloatSize(x.size)) floats.add(k);
+        // A signed integer converted to floating point.
+        if (k && e.name === "__itof") signed.add(k);
+      });
+    }
+    if (e.k === "reg" && isFloatRegister(e.name, e.ver) && isFloatSize(e.size) && v) {
+      floats.add(v);
+    }
     if (e.k === "load") {
       const k = baseOf(e.addr);
       if (k && e.addr.size === fn.arch.ptr) pointer.add(k);
@@ -94,9 +112,18 @@ export function inferTypes(
         const k = baseOf(s.addr);
         if (k) pointer.add(k);
       }
+      if (s.k === "call") {
+        for (const d of s.defs) {
+          if (/^(xmm0|st0)$/.test(d.name) && isFloatSize(d.size)) floats.add(varKey(d));
+        }
+      }
       if (s.k === "set") {
         const k = varKey(s.dst);
         sizes.set(k, s.dst.size);
+        if (isFloatResult(s.src) && isFloatSize(s.dst.size)) floats.add(k);
+        if (s.dst.k === "reg" && isFloatRegister(s.dst.name, s.dst.ver)) floats.add(k);
+        const from = varOf(s.src);
+        if (from && s.src.size === s.dst.size) copies.push([from, k]);
         if (s.src.k === "const" && s.src.size === fn.arch.ptr && isString(Number(s.src.value))) {
           strings.add(k);
         }
@@ -106,14 +133,34 @@ export function inferTypes(
     for (const p of b.phis) sizes.set(varKey(p.dst), p.dst.size);
     termReads(b.term, visit);
   }
+  for (let changed = true, round = 0; changed && round < 8; round++) {
+    changed = false;
+    for (const [from, to] of copies) {
+      if (floats.has(from) && !floats.has(to)) {
+        floats.add(to);
+        changed = true;
+      }
+    }
+  }
   const out = new Map<string, CType>();
   for (const [k, size] of sizes) {
     let kind: CType["kind"] = "uint";
-    if (strings.has(k)) kind = "char_ptr";
+    if (floats.has(k) && isFloatSize(size)) kind = "float";
+    else if (strings.has(k)) kind = "char_ptr";
     else if (pointer.has(k) && size === fn.arch.ptr) kind = "ptr";
     else if (bools.has(k)) kind = "bool";
     else if (signed.has(k)) kind = "int";
     out.set(k, { size, kind });
   }
   return out;
+}
+
+/**
+ * Registers whose values are floating point by the ABI: the entry values of the SSE argument
+ * registers (`xmm0`…, the low half) and of the x87 stack.
+ */
+export function isFloatRegister(name: string, ver: number | undefined): boolean {
+  // The x87 stack holds floats only.
+  if (/^(fp|fpm)\d+$|^st0$/.test(name)) return true;
+  return ver === 0 && /^xmm\d+$/.test(name);
 }

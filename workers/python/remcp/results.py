@@ -4,6 +4,7 @@ import json
 import re
 
 from .errors import RemcpError, error_payload
+from .linear_re import LinearPattern, PatternError
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 10_000
@@ -125,29 +126,27 @@ def _cut_longest_string(value, max_bytes):
     return build(ends[lo])
 
 
-# A quantified group that itself contains a quantifier, e.g. (a+)+: catastrophic backtracking.
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
-
-
 def compile_filter(pattern, param="filter"):
-    """A user filter as a case-insensitive regex, or None; bad or dangerous ones are
+    """A user filter as a case-insensitive pattern matched in linear time (RE2 semantics, as on
+    the TypeScript side), or None; invalid ones and backtracking-only constructs are
     InvalidArgument."""
     if not pattern:
         return None
     if len(pattern) > 500:
         raise RemcpError("InvalidArgument", f"{param} is longer than 500 characters",
                          {"param": param})
-    if _NESTED_QUANTIFIER.search(pattern):
-        raise RemcpError(
-            "InvalidArgument",
-            f'{param} "{pattern}" nests quantifiers, which can take exponential time: simplify it',
-            {"param": param},
-        )
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as err:
+        return LinearPattern(pattern)
+    except PatternError as err:
+        if err.unsupported:
+            raise RemcpError(
+                "InvalidArgument",
+                f"{param} uses {err.unsupported}, which patterns here do not support: they run "
+                "on RE2 semantics so that matching takes linear time; rewrite it without them",
+                {"param": param},
+            ) from None
         raise RemcpError("InvalidArgument",
-                         f"{param} is not a valid regular expression: {err}",
+                         f"{param} is not a valid regular expression (RE2 syntax): {err}",
                          {"param": param}) from None
 
 

@@ -2,6 +2,7 @@
 REMCP_TEST_CATALOG pointing at a freshly generated catalog)."""
 import json
 import os
+import re
 import unittest
 
 from remcp.address import parse_address
@@ -151,10 +152,42 @@ class PagingTest(unittest.TestCase):
         self.assertEqual(page["items"], ["n1", "n10", "n11", "n12"])
         self.assertEqual(page["next_offset"], 4)
 
-    def test_dangerous_or_broken_filters_are_refused(self):
-        for bad in ("(a+)+", "(", "x" * 501):
-            with self.assertRaises(RemcpError):
+    def test_broken_or_backtracking_only_filters_are_refused(self):
+        for bad, why in (("(", "valid"), ("x" * 501, "longer"), ("(a)\\1", "backreferences"),
+                         ("a(?=b)", "lookaround"), ("(?<!a)b", "lookaround")):
+            with self.assertRaises(RemcpError) as cm:
                 paginate([], {"filter": bad}, str)
+            self.assertEqual(cm.exception.code, "InvalidArgument")
+            self.assertIn(why, cm.exception.message)
+
+    def test_patterns_that_backtrack_for_ever_in_re_take_linear_time(self):
+        # Each of these keeps Python's re busy for longer than the age of the universe.
+        long = "a" * 50_000
+        for pattern in ("(a|a)+$", "((a+))+$", "([\\w ]|[\\w ])+#", "(a+)+b", "(x+x+)+y"):
+            page = paginate([long + "!", "x" * 50_000], {"filter": pattern}, lambda s: s)
+            self.assertEqual(page["total"], 0, pattern)
+
+
+class LinearPatternTest(unittest.TestCase):
+    """The matcher agrees with re on the patterns both accept."""
+
+    CASES = (
+        "^N1", "a|b", "sym_0+1$", "\\bmain\\b", "\\Bain", "[a-c]{2,3}x", "colou?r", "^$", "x*",
+        "\\d+\\.\\d", "[^a-z]", "a.c", "(?:ab)+c", "(?P<n>ab)c", "\\x41", "[\\w.]+@", "^(ab|a)*b$",
+        "a{3}", "a{2,}", "[]a]", "[a-]", "\\s\\S", "fo*?o", "(?i)foo", "\\Afoo\\z", "[\\]\\\\]",
+    )
+    TEXTS = ("", "n12", "xn1", "zzb", "sym_0001", "call main now", "_main", "domain", "zzbcx",
+             "COLOR", "v1.2", "abc", "ab1", "a\nc", "ababc", "A", "me.x@y", "abab", "aaab",
+             "]", "-", "a b", "FOO", "foo", "x\\y", "aaaa")
+
+    def test_agrees_with_re(self):
+        from remcp.linear_re import LinearPattern
+        for pattern in self.CASES:
+            compiled = LinearPattern(pattern)
+            ref = re.compile(pattern.replace("\\z", "\\Z"), re.IGNORECASE)
+            for text in self.TEXTS:
+                self.assertEqual(bool(compiled.search(text)), bool(ref.search(text)),
+                                 f"{pattern!r} on {text!r}")
 
 
 if __name__ == "__main__":

@@ -21,18 +21,31 @@ export interface CallingConvention {
   slot: number;
   /** Whether the callee pops its stack arguments (stdcall). */
   calleePops?: boolean;
+  /** Floating-point argument registers, in order (SSE: the low 8 bytes, `xmm0`). */
+  floatArgs?: string[];
+  /** The floating-point return register (`xmm0`, the x87 `st0`). */
+  floatRet?: string;
+  /**
+   * Whether argument positions are shared between the integer and float registers (Microsoft
+   * x64: the second argument is `rdx` or `xmm1`); otherwise each kind counts its own (SysV).
+   */
+  positional?: boolean;
 }
 
 const XMM = Array.from({ length: 16 }, (_, i) => `xmm${i}`);
+// An xmm register is two 8-byte halves in the IR (`xmm0`, `xmm0_hi`); a call changes both.
+const VEC = (n: number) => XMM.slice(0, n).flatMap((r) => [r, `${r}_hi`]);
 
 /** System V AMD64 (Linux, BSD, macOS). */
 export const SYSV_X64: CallingConvention = {
   name: "sysv",
   args: ["rdi", "rsi", "rdx", "rcx", "r8", "r9"],
   ret: "rax",
-  clobbers: ["rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", ...XMM],
+  clobbers: ["rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", ...VEC(16)],
   stackArgs: 8,
   slot: 8,
+  floatArgs: XMM.slice(0, 8),
+  floatRet: "xmm0",
 };
 
 /** Microsoft x64. */
@@ -40,10 +53,13 @@ export const MS_X64: CallingConvention = {
   name: "ms",
   args: ["rcx", "rdx", "r8", "r9"],
   ret: "rax",
-  clobbers: ["rax", "rcx", "rdx", "r8", "r9", "r10", "r11", ...XMM.slice(0, 6)],
+  clobbers: ["rax", "rcx", "rdx", "r8", "r9", "r10", "r11", ...VEC(6)],
   // The return address, then 32 bytes of home space for the register arguments.
   stackArgs: 0x28,
   slot: 8,
+  floatArgs: XMM.slice(0, 4),
+  floatRet: "xmm0",
+  positional: true,
 };
 
 /** cdecl on x86-32: every argument on the stack, the caller pops. */
@@ -51,9 +67,11 @@ export const CDECL: CallingConvention = {
   name: "cdecl",
   args: [],
   ret: "eax",
-  clobbers: ["eax", "ecx", "edx", ...XMM.slice(0, 8)],
+  clobbers: ["eax", "ecx", "edx", ...VEC(8), "st0"],
   stackArgs: 4,
   slot: 4,
+  floatArgs: [],
+  floatRet: "st0",
 };
 
 /** The default convention of code in a file of `format` for `arch`. */

@@ -6,7 +6,7 @@
  */
 
 import type { Insn, Operand } from "../../arch/types.ts";
-import { type BinOp, constant, type Expr, type Reg, type Stmt, type Tmp } from "../ir.ts";
+import { type BinOp, constant, type Expr, type Reg, reg, type Stmt, type Tmp } from "../ir.ts";
 import { carry, condition, conditionName, type FlagState } from "./flags.ts";
 import { regSlice } from "./x86_regs.ts";
 
@@ -58,6 +58,49 @@ const IMPLICIT: Record<string, { name: string; reads: string[]; writes: string[]
 };
 
 const STRING_OPS = /^(rep |repe |repne )?(movs|stos|lods|scas|cmps)([bwdq])$/;
+const XMM = /^xmm\d+$/;
+const X87 =
+  /^f(i?ld|ldz|ld1|i?stp?|isttp|i?(add|sub|subr|mul|div|divr)p?|chs|abs|sqrt|xch|u?comip?|u?comp{0,2}|tst|nstsw|nstcw|ldcw|wait|rndint)$/;
+const X87_OPS: Record<string, string> = {
+  add: "__fadd",
+  sub: "__fsub",
+  subr: "__fsub",
+  mul: "__fmul",
+  div: "__fdiv",
+  divr: "__fdiv",
+};
+/** 1.0 as an x87 extended value. */
+const X87_ONE = 0x3fff8000000000000000n;
+
+/** The 16-byte value with halves `lo` and `hi` (8 bytes each). */
+function concat(lo: Expr, hi: Expr): Expr {
+  return {
+    k: "bin",
+    op: "or",
+    a: {
+      k: "bin",
+      op: "shl",
+      a: { k: "ext", signed: false, a: hi, size: 16 },
+      b: constant(64, 1),
+      size: 16,
+    },
+    b: { k: "ext", signed: false, a: lo, size: 16 },
+    size: 16,
+  };
+}
+
+/** `[lo, hi]` of a 16-byte constant or {@link concat}, else undefined. */
+function halvesOf(e: Expr): [Expr, Expr] | undefined {
+  if (e.k === "const" && e.size === 16) {
+    return [constant(e.value, 8), constant(e.value >> 64n, 8)];
+  }
+  if (
+    e.k === "bin" && e.op === "or" && e.size === 16 && e.a.k === "bin" && e.a.op === "shl" &&
+    e.a.a.k === "ext" && e.a.a.a.size === 8 && e.a.b.k === "const" && e.a.b.value === 64n &&
+    e.b.k === "ext" && e.b.a.size === 8
+  ) return [e.b.a, e.a.a.a];
+  return undefined;
+}
 const VECTOR_REG = /^([xyz]mm|mm|st|k)\d*/;
 
 /** Lifts instructions of one function; keeps the temporaries' counter and the flag state. */
@@ -68,6 +111,11 @@ export class X86Lifter {
   flags: FlagState | undefined;
   /** Set when a condition was read before any instruction of this block set the flags. */
   usedEntryFlags = false;
+  /**
+   * x87 stack depth relative to the function's entry (or the last call), known statically:
+   * `st(i)` is the register `fp<depth-1-i>`; index -1 is `st0`, the value a call returns.
+   */
+  x87 = 0;
   #nextTmp = 1;
   #out: Stmt[] = [];
   #at = 0;
@@ -126,6 +174,11 @@ export class X86Lifter {
 
   /** The value of register `name` (a sub-register reads part of its full register). */
   readReg(name: string, size: number): Expr {
+    if (XMM.test(name)) {
+      const lo: Reg = { k: "reg", name, size: 8 };
+      if (size <= 8) return size === 8 ? lo : { k: "trunc", a: lo, size };
+      return concat(lo, { k: "reg", name: `${name}_hi`, size: 8 });
+    }
     const s = regSlice(this.bits, name, size);
     const full: Reg = { k: "reg", name: s.full, size: s.fullSize };
     if (s.size === s.fullSize) return full;
@@ -137,6 +190,7 @@ export class X86Lifter {
 
   /** Writes `value` to register `name`: 32-bit writes zero the upper half in 64-bit code. */
   writeReg(name: string, value: Expr): void {
+    if (XMM.test(name)) return this.#writeXmm(name, value);
     const s = regSlice(this.bits, name, value.size);
     const full: Reg = { k: "reg", name: s.full, size: s.fullSize };
     let src: Expr;
@@ -160,6 +214,47 @@ export class X86Lifter {
       src = { k: "bin", op: "or", a: kept, b: part, size: s.fullSize };
     }
     this.#out.push({ k: "set", dst: full, src, at: this.#at });
+  }
+
+  /**
+   * An xmm register is two 8-byte registers, `xmmN` (the low half, where scalar doubles and
+   * floats live) and `xmmN_hi`: scalar code then reads and writes plain 8-byte values, and a
+   * 16-byte write sets both halves.
+   */
+  #writeXmm(name: string, value: Expr, exact = true): void {
+    const lo: Reg = { k: "reg", name, size: 8 };
+    const set = (dst: Reg, src: Expr): void => {
+      this.#out.push({ k: "set", dst, src, at: this.#at });
+    };
+    if (value.size === 8) return set(lo, value);
+    if (value.size < 8 && !exact) return set(lo, { k: "ext", signed: false, a: value, size: 8 });
+    if (value.size < 8) {
+      const mask = (1n << BigInt(value.size * 8)) - 1n;
+      return set(lo, {
+        k: "bin",
+        op: "or",
+        a: { k: "bin", op: "and", a: lo, b: constant(~mask, 8), size: 8 },
+        b: { k: "ext", signed: false, a: value, size: 8 },
+        size: 8,
+      });
+    }
+    const hi: Reg = { k: "reg", name: `${name}_hi`, size: 8 };
+    const parts = halvesOf(value);
+    if (parts) {
+      // Both halves are read before either is written (movaps xmm1, xmm0 style swaps).
+      const l = parts[0].k === "const" ? parts[0] : this.#tmp(parts[0]);
+      const h = parts[1].k === "const" ? parts[1] : this.#tmp(parts[1]);
+      set(lo, l);
+      set(hi, h);
+      return;
+    }
+    const t = this.#tmp(value.size === 16 ? value : { k: "trunc", a: value, size: 16 });
+    set(lo, { k: "trunc", a: t, size: 8 });
+    set(hi, {
+      k: "trunc",
+      a: { k: "bin", op: "shr", a: t, b: constant(64, 1), size: 16 },
+      size: 8,
+    });
   }
 
   /** The address a memory operand designates. */
@@ -263,7 +358,10 @@ export class X86Lifter {
     });
 
     if (NO_EFFECT.has(m) || m.startsWith("prefetch")) return undefined;
-    const str = STRING_OPS.exec(m);
+    if (m.startsWith("f") && X87.test(m)) return this.#x87(m, insn);
+    // `movsd xmm0, [mem]` and `cmpsd xmm0, xmm1, 1` are SSE, not the string instructions.
+    const sse = ops.some((o) => o.kind === "reg" && /^[xyz]mm/.test(o.reg ?? ""));
+    const str = sse ? null : STRING_OPS.exec(m);
     if (str) return this.#string(str[1]?.trim(), str[2]!, str[3]!);
     const jcc = /^j(.+)$/.exec(m);
     if (jcc && insn.flow === "cjump") {
@@ -356,6 +454,17 @@ export class X86Lifter {
           const zero = constant(0, size0);
           this.write(o0, insn, zero);
           this.#setFlags(m === "xor" ? "logic" : "sub", zero, zero, zero);
+          return undefined;
+        }
+        if (
+          m === "and" && o0.kind === "reg" && o0.reg === this.sp && o1.kind === "imm" &&
+          (o1.imm ?? 0) < 0 && ((-(o1.imm ?? 0)) & (-(o1.imm ?? 0) - 1)) === 0
+        ) {
+          // Stack realignment (`and rsp, -16` in main): only padding below the frame. Kept as
+          // a no-op so offsets from the entry stack pointer still name the locals; C has no
+          // alignment padding to show.
+          const sp = this.#tmp(this.readReg(this.sp, this.ptr));
+          this.#setFlags("logic", sp, sp, sp);
           return undefined;
         }
         const a = this.#tmp(this.read(o0, insn, size0));
@@ -451,6 +560,41 @@ export class X86Lifter {
         }
         return undefined;
       }
+      case "shld":
+      case "shrd": {
+        // Double-precision shifts: bits shifted in come from the second operand.
+        const o2 = ops[2];
+        if (!o0 || !o1 || !o2) return false;
+        const a = this.#tmp(this.read(o0, insn, size0));
+        const b = this.#tmp(this.read(o1, insn, size0));
+        const raw = this.read(o2, insn, 1);
+        const mask = size0 === 8 ? 63n : 31n;
+        const count = raw.k === "const" ? constant(raw.value & mask, 1) : this.#tmp(
+          bin("and", raw.size === 1 ? raw : { k: "trunc", a: raw, size: 1 }, constant(mask, 1)),
+        );
+        const back = bin("sub", constant(size0 * 8, 1), count);
+        const left = m === "shld";
+        const res = bin(
+          "or",
+          bin(left ? "shl" : "shr", a, count),
+          bin(left ? "shr" : "shl", b, back),
+        );
+        const r = this.#tmp({
+          k: "select",
+          c: bin("eq", count, constant(0, 1), 1),
+          t: a,
+          f: res,
+          size: size0,
+        });
+        this.write(o0, insn, r);
+        this.#setFlags("bits", a, count, r, {
+          k: "intr",
+          name: `__cf_${m}`,
+          args: [a, b, count],
+          size: 1,
+        });
+        return undefined;
+      }
       case "imul":
       case "mul": {
         if (!o0) return false;
@@ -519,6 +663,8 @@ export class X86Lifter {
           : this.read(o0, insn, this.ptr);
         this.#out.push({ k: "call", target, args: [], defs: [], at: this.#at });
         this.flags = { op: "unknown", a: target, b: target, res: target, size: 1, at: this.#at };
+        // The x87 stack is empty at a call; a float result comes back as `st0` (index -1).
+        this.x87 = 0;
         return { k: "call", target };
       }
       case "jmp": {
@@ -530,6 +676,10 @@ export class X86Lifter {
       }
       case "ret":
       case "retf":
+        // The x87 top of stack is the float return register (cdecl's `st0`).
+        if (this.x87 > 0) {
+          this.#out.push({ k: "set", dst: reg("st0", 10), src: this.#st(0), at: this.#at });
+        }
         return { k: "ret" };
       case "hlt":
       case "ud2":
@@ -601,12 +751,14 @@ export class X86Lifter {
       case "vcomisd": {
         if (!o0 || !o1) return false;
         const size = m.endsWith("d") ? 8 : 4;
-        const a = this.#tmp(this.#scalar(this.read(o0, insn, size), size));
-        const b = this.#tmp(this.#scalar(this.read(o1, insn, size), size));
+        const a = this.#tmp(this.#fpRead(o0, insn, size));
+        const b = this.#tmp(this.#fpRead(o1, insn, size));
         this.#setFlags("fcmp", a, b, a);
         return undefined;
       }
     }
+    const scalar = this.#sse(m, insn);
+    if (scalar !== false) return scalar;
     if (this.#isVector(m, ops)) return this.#vector(m, insn);
     return false;
   }
@@ -665,8 +817,394 @@ export class X86Lifter {
     return undefined;
   }
 
-  #scalar(v: Expr, size: number): Expr {
-    return v.size === size ? v : { k: "trunc", a: v, size };
+  /** `st(i)` at the current depth. */
+  #st(i: number): Reg {
+    const k = this.x87 - 1 - i;
+    return reg(k >= 0 ? `fp${k}` : k === -1 ? "st0" : `fpm${-k}`, 10);
+  }
+
+  /**
+   * x87 instructions over a stack whose depth is known at each instruction (the block builder
+   * carries it across edges): `st(i)` names a fixed register, pushes and pops move the depth.
+   * Arithmetic is the typed float operations at 10 bytes (`long double`); loads and stores of
+   * other sizes convert.
+   */
+  #x87(m: string, insn: Insn): undefined | false {
+    const ops = insn.operands;
+    const stIndex = (o: Operand | undefined) => {
+      const r = o?.kind === "reg" ? /^st\(?(\d)\)?$/.exec(o.reg ?? "") : null;
+      return r ? Number(r[1]) : undefined;
+    };
+    const set = (i: number, v: Expr) =>
+      this.#out.push({ k: "set", dst: this.#st(i), src: v, at: this.#at });
+    const push = (v: Expr) => {
+      const t = v.k === "const" ? v : this.#tmp(v);
+      this.x87++;
+      set(0, t);
+    };
+    const widen = (v: Expr): Expr =>
+      v.size === 10 ? v : { k: "intr", name: "__fconv", args: [v], size: 10 };
+    const mem = (o: Operand): Expr => ({
+      k: "load",
+      addr: this.address(o, insn),
+      size: o.size ?? 8,
+    });
+    const o0 = ops[0];
+    const i0 = stIndex(o0);
+    switch (m) {
+      case "fld":
+        if (i0 !== undefined) push(this.#st(i0));
+        else if (o0?.kind === "mem") push(widen(mem(o0)));
+        else return false;
+        return undefined;
+      case "fild":
+        if (o0?.kind !== "mem") return false;
+        push({ k: "intr", name: "__itof", args: [mem(o0)], size: 10 });
+        return undefined;
+      case "fldz":
+      case "fld1":
+        push(constant(m === "fldz" ? 0n : X87_ONE, 10));
+        return undefined;
+      case "fst":
+      case "fstp":
+      case "fist":
+      case "fistp":
+      case "fisttp": {
+        if (!o0) return false;
+        if (i0 !== undefined) set(i0, this.#st(0));
+        else if (o0.kind === "mem") {
+          const size = o0.size ?? 8;
+          const v: Expr = m.startsWith("fi")
+            ? {
+              k: "intr",
+              name: m === "fisttp" ? "__ftoi" : "__ftoi_rint",
+              args: [this.#st(0)],
+              size,
+            }
+            : size === 10
+            ? this.#st(0)
+            : { k: "intr", name: "__fconv", args: [this.#st(0)], size };
+          this.write(o0, insn, this.#tmp(v));
+        } else return false;
+        if (m.endsWith("p")) this.x87--;
+        return undefined;
+      }
+      case "fchs":
+      case "fabs":
+      case "fsqrt":
+      case "frndint": {
+        const name = { fchs: "__fneg", fabs: "__fabs", fsqrt: "__fsqrt", frndint: "__frint" }[m]!;
+        set(0, this.#tmp({ k: "intr", name, args: [this.#st(0)], size: 10 }));
+        return undefined;
+      }
+      case "fxch": {
+        const i = ops.map(stIndex).find((x) => x !== undefined && x !== 0) ?? 1;
+        const a = this.#tmp(this.#st(0));
+        const b = this.#tmp(this.#st(i));
+        set(0, b);
+        set(i, a);
+        return undefined;
+      }
+      case "fucomi":
+      case "fcomi":
+      case "fucomip":
+      case "fcomip": {
+        const i = stIndex(ops[1]) ?? 1;
+        const a = this.#tmp(this.#st(0));
+        const b = this.#tmp(this.#st(i));
+        this.#setFlags("fcmp", a, b, a);
+        if (m.endsWith("p")) this.x87--;
+        return undefined;
+      }
+      case "fnstcw":
+      case "fnstsw":
+      case "fldcw": {
+        if (!o0) return false;
+        const r = reg(m === "fnstsw" ? "x87sw" : "x87cw", 2);
+        if (m === "fldcw") {
+          this.#out.push({ k: "set", dst: r, src: this.read(o0, insn, 2), at: this.#at });
+        } else this.write(o0, insn, r);
+        return undefined;
+      }
+      case "fwait":
+        return undefined;
+    }
+    const cmp = /^f(u?com|tst)(p{0,2})$/.exec(m);
+    if (cmp) {
+      // The old compares set the status word's C0/C2/C3, read back through fnstsw.
+      const other = cmp[1] === "tst"
+        ? constant(0, 10)
+        : o0?.kind === "mem"
+        ? widen(mem(o0))
+        : this.#st(stIndex(ops[1]) ?? i0 ?? 1);
+      const sw = this.#tmp({ k: "intr", name: "__fcom_sw", args: [this.#st(0), other], size: 2 });
+      this.#out.push({ k: "set", dst: reg("x87sw", 2), src: sw, at: this.#at });
+      this.x87 -= cmp[2]!.length;
+      return undefined;
+    }
+    const arith = /^f(i?)(add|subr|sub|mul|divr|div)(p?)$/.exec(m);
+    if (!arith) return false;
+    let dst = 0;
+    let src: Expr;
+    if (ops.length === 0) {
+      dst = 1;
+      src = this.#st(0);
+    } else if (o0?.kind === "mem") {
+      src = arith[1] ? { k: "intr", name: "__itof", args: [mem(o0)], size: 10 } : widen(mem(o0));
+    } else if (ops.length === 2 && i0 !== undefined && stIndex(ops[1]) !== undefined) {
+      dst = i0;
+      src = this.#st(stIndex(ops[1])!);
+    } else if (i0 !== undefined) {
+      src = this.#st(i0);
+    } else return false;
+    const a = this.#tmp(this.#st(dst));
+    const b = this.#tmp(src);
+    const reverse = arith[2]!.endsWith("r");
+    const name = X87_OPS[arith[2]!]!;
+    set(dst, this.#tmp({ k: "intr", name, args: reverse ? [b, a] : [a, b], size: 10 }));
+    if (arith[3]) this.x87--;
+    return undefined;
+  }
+
+  /** A scalar float operand: the low `size` bytes of an xmm register, or memory. */
+  #fpRead(op: Operand, insn: Insn, size: number): Expr {
+    if (op.kind === "reg") return this.readReg(op.reg!, size);
+    if (op.kind === "mem") return { k: "load", addr: this.address(op, insn), size };
+    throw new Unmodelled();
+  }
+
+  /** The two 8-byte halves of a 16-byte operand (memory: two loads). */
+  #halves(op: Operand, insn: Insn): [Expr, Expr] {
+    if (op.kind === "reg" && XMM.test(op.reg ?? "")) {
+      return [{ k: "reg", name: op.reg!, size: 8 }, { k: "reg", name: `${op.reg}_hi`, size: 8 }];
+    }
+    if (op.kind !== "mem" || (op.size !== undefined && op.size !== 16)) throw new Unmodelled();
+    const a = this.address(op, insn);
+    const hiAddr: Expr = { k: "bin", op: "add", a, b: constant(8, this.ptr), size: this.ptr };
+    return [{ k: "load", addr: a, size: 8 }, { k: "load", addr: hiAddr, size: 8 }];
+  }
+
+  /** Writes 8-byte halves to a 16-byte operand, both computed before either is written. */
+  #writeHalves(op: Operand, insn: Insn, lo: Expr, hi: Expr): void {
+    const l = lo.k === "const" ? lo : this.#tmp(lo);
+    const h = hi.k === "const" ? hi : this.#tmp(hi);
+    if (op.kind === "reg" && XMM.test(op.reg ?? "")) {
+      this.#out.push({ k: "set", dst: { k: "reg", name: op.reg!, size: 8 }, src: l, at: this.#at });
+      this.#out.push({
+        k: "set",
+        dst: { k: "reg", name: `${op.reg}_hi`, size: 8 },
+        src: h,
+        at: this.#at,
+      });
+      return;
+    }
+    if (op.kind !== "mem") throw new Unmodelled();
+    const a = this.address(op, insn);
+    const hiAddr: Expr = { k: "bin", op: "add", a, b: constant(8, this.ptr), size: this.ptr };
+    this.#out.push({ k: "store", addr: a, value: l, size: 8, at: this.#at });
+    this.#out.push({ k: "store", addr: hiAddr, value: h, size: 8, at: this.#at });
+  }
+
+  /** The 8 bytes at a constant address (a mask in .rodata), when the image has them. */
+  #constantHalf(e: Expr): bigint | undefined {
+    if (e.k === "const") return e.value;
+    if (e.k !== "load" || e.addr.k !== "const" || !this.#bytesAt) return undefined;
+    const b = this.#bytesAt(Number(e.addr.value), 8);
+    if (!b || b.length !== 8) return undefined;
+    return new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0, true);
+  }
+
+  /**
+   * Scalar SSE floating point as typed operations on the low half of xmm registers
+   * (`__fadd`, `__fsqrt`, `__itof`, … of 4 or 8 bytes; see float.ts), moves and 128-bit logic
+   * as operations on the two halves, the sign-mask idioms as `__fabs`/`__fneg`. False: not
+   * one of these.
+   */
+  #sse(m: string, insn: Insn): undefined | false {
+    const ops = insn.operands;
+    const xmm = (o: Operand | undefined) => o?.kind === "reg" && XMM.test(o.reg ?? "");
+    if (!ops.every((o) => o.kind !== "reg" || !/^[yz]mm/.test(o.reg ?? ""))) return false;
+    const base = m.replace(/^v/, "");
+    const avx = m !== base;
+    const o0 = ops[0];
+    if (!o0) return false;
+    // Three-operand AVX forms take the upper part from the first source.
+    const src = avx && ops.length >= 3 ? ops.slice(1) : ops;
+    const keepUpper = () => {
+      if (avx && ops.length >= 3 && xmm(ops[1]) && ops[1]!.reg !== o0.reg) {
+        this.writeReg(o0.reg!, this.readReg(ops[1]!.reg!, 16));
+      }
+    };
+    // A scalar result: a float's 4 bytes zero-extend into the low half. The hardware keeps
+    // bits 32..63 there, which code that computes scalar floats never reads back; modelling
+    // them would put a mask in every float expression and keep float parameters 8 bytes wide.
+    const result = (r: Expr) => {
+      keepUpper();
+      this.#writeXmm(o0.reg!, r, false);
+    };
+    const arith = /^(add|sub|mul|div|min|max|sqrt)s([sd])$/.exec(base);
+    if (arith && xmm(o0)) {
+      const size = arith[2] === "d" ? 8 : 4;
+      const args = arith[1] === "sqrt"
+        ? [this.#fpRead(src[src.length - 1]!, insn, size)]
+        : [this.#fpRead(src[0]!, insn, size), this.#fpRead(src[1]!, insn, size)];
+      const r = this.#tmp({ k: "intr", name: `__f${arith[1]}`, args, size });
+      result(r);
+      return undefined;
+    }
+    const toFloat = /^cvtsi2s([sd])$/.exec(base);
+    if (toFloat && xmm(o0)) {
+      const size = toFloat[1] === "d" ? 8 : 4;
+      const from = src[src.length - 1]!;
+      const v = this.read(from, insn, from.size ?? this.ptr);
+      const r = this.#tmp({ k: "intr", name: "__itof", args: [v], size });
+      result(r);
+      return undefined;
+    }
+    const toInt = /^cvt(t?)s([sd])2si$/.exec(base);
+    if (toInt && o0.kind === "reg" && src[1]) {
+      const size = toInt[2] === "d" ? 8 : 4;
+      const v = this.#fpRead(src[1], insn, size);
+      const name = toInt[1] ? "__ftoi" : "__ftoi_rint";
+      this.writeReg(o0.reg!, this.#tmp({ k: "intr", name, args: [v], size: o0.size ?? this.ptr }));
+      return undefined;
+    }
+    const conv = /^cvts([sd])2s([sd])$/.exec(base);
+    if (conv && xmm(o0) && conv[1] !== conv[2]) {
+      const from = conv[1] === "d" ? 8 : 4;
+      const v = this.#fpRead(src[src.length - 1]!, insn, from);
+      const r = this.#tmp({ k: "intr", name: "__fconv", args: [v], size: 12 - from });
+      result(r);
+      return undefined;
+    }
+    const fcmp = /^cmp(eq|lt|le|unord|neq|nlt|nle|ord)(sd|ss|pd)$/.exec(base);
+    if (fcmp && xmm(o0)) {
+      // A compare to a mask: all ones where the predicate holds (per lane for the packed form).
+      const size = fcmp[2] === "ss" ? 4 : 8;
+      const pred = (a: Expr, b: Expr): Expr => {
+        const f = (name: string): Expr => ({ k: "intr", name, args: [a, b], size: 1 });
+        const not = (x: Expr): Expr => ({ k: "un", op: "lnot", a: x, size: 1 });
+        const and = (x: Expr, y: Expr): Expr => ({ k: "bin", op: "land", a: x, b: y, size: 1 });
+        const ordered = not(f("__funordered"));
+        const base = fcmp[1]!.replace(/^n(?!e)/, "");
+        const p = base === "eq" || base === "neq"
+          ? and(ordered, f("__feq"))
+          : base === "lt"
+          ? and(ordered, f("__flt"))
+          : base === "le"
+          ? and(ordered, f("__fle"))
+          : base === "unord"
+          ? f("__funordered")
+          : ordered;
+        return fcmp[1]!.startsWith("n") ? not(p) : p;
+      };
+      const mask = (a: Expr, b: Expr): Expr => ({
+        k: "select",
+        c: pred(a, b),
+        t: constant(-1, size),
+        f: constant(0, size),
+        size,
+      });
+      if (fcmp[2] === "pd") {
+        const [al, ah] = this.#halves(src[0]!, insn);
+        const [bl, bh] = this.#halves(src[1]!, insn);
+        this.#writeHalves(o0, insn, mask(al, bl), mask(ah, bh));
+        return undefined;
+      }
+      const a = this.#tmp(this.#fpRead(src[0]!, insn, size));
+      const b = this.#tmp(this.#fpRead(src[1]!, insn, size));
+      keepUpper();
+      this.writeReg(o0.reg!, this.#tmp(mask(a, b)));
+      return undefined;
+    }
+    if ((base === "movsd" || base === "movss") && (ops.length === 2 || ops.length === 3)) {
+      const size = base === "movsd" ? 8 : 4;
+      const o1 = ops[ops.length - 1]!;
+      if (o0.kind === "mem" && xmm(o1)) {
+        this.write(o0, insn, this.readReg(o1.reg!, size));
+        return undefined;
+      }
+      if (!xmm(o0)) return false;
+      if (o1.kind === "mem") {
+        const v = this.#tmp(this.#fpRead(o1, insn, size));
+        this.writeReg(o0.reg!, size === 8 ? v : { k: "ext", signed: false, a: v, size: 8 });
+        this.writeReg(`${o0.reg}_hi`, constant(0, 8));
+        return undefined;
+      }
+      if (!xmm(o1)) return false;
+      const v = this.#tmp(this.readReg(o1.reg!, size));
+      keepUpper();
+      this.writeReg(o0.reg!, v);
+      return undefined;
+    }
+    if ((base === "movq" || base === "movd") && ops.length === 2) {
+      const o1 = ops[1]!;
+      const size = base === "movq" ? 8 : 4;
+      if (xmm(o0)) {
+        if (o1.kind === "reg" && !xmm(o1) && !/^r|^e/.test(o1.reg ?? "")) return false;
+        const v = this.#tmp(xmm(o1) ? this.readReg(o1.reg!, size) : this.read(o1, insn, size));
+        this.writeReg(o0.reg!, size === 8 ? v : { k: "ext", signed: false, a: v, size: 8 });
+        this.writeReg(`${o0.reg}_hi`, constant(0, 8));
+        return undefined;
+      }
+      if (xmm(o1)) {
+        this.write(o0, insn, this.readReg(o1.reg!, size));
+        return undefined;
+      }
+      return false;
+    }
+    if (
+      /^(movaps|movapd|movups|movupd|movdqa|movdqu|lddqu)$/.test(base) && ops.length === 2 &&
+      (xmm(o0) || xmm(ops[1]))
+    ) {
+      const [lo, hi] = this.#halves(ops[1]!, insn);
+      this.#writeHalves(o0, insn, lo, hi);
+      return undefined;
+    }
+    const logic = /^(p?and|p?andn|p?or|p?xor)(ps|pd)?$/.exec(base);
+    if (logic && xmm(o0) && (base.startsWith("p") ? !logic[2] : !!logic[2])) {
+      const op = logic[1]!.replace(/^p/, "");
+      const [a, b] = src.length >= 2 ? [src[0]!, src[1]!] : [o0, o0];
+      if (op === "xor" && a.kind === "reg" && b.kind === "reg" && a.reg === b.reg) {
+        this.#writeHalves(o0, insn, constant(0, 8), constant(0, 8));
+        return undefined;
+      }
+      const [al, ah] = this.#halves(a, insn);
+      const [bl, bh] = this.#halves(b, insn);
+      const half = (x: Expr, y: Expr): Expr =>
+        op === "andn"
+          ? { k: "bin", op: "and", a: { k: "un", op: "not", a: x, size: 8 }, b: y, size: 8 }
+          : { k: "bin", op: op as BinOp, a: x, b: y, size: 8 };
+      let lo = half(al, bl);
+      // The sign-bit masks compilers use for fabs and negation of a double.
+      const mask = this.#constantHalf(bl);
+      if (op === "and" && mask === 0x7fffffffffffffffn && logic[2] !== "ps") {
+        lo = { k: "intr", name: "__fabs", args: [al], size: 8 };
+      } else if (op === "xor" && mask === 0x8000000000000000n && logic[2] !== "ps") {
+        lo = { k: "intr", name: "__fneg", args: [al], size: 8 };
+      } else if (op === "xor" && mask === 0x80000000n && logic[2] !== "pd") {
+        lo = {
+          k: "bin",
+          op: "or",
+          a: { k: "bin", op: "and", a: al, b: constant(0xffffffff00000000n, 8), size: 8 },
+          b: {
+            k: "ext",
+            signed: false,
+            a: {
+              k: "intr",
+              name: "__fneg",
+              args: [{ k: "trunc", a: al, size: 4 }],
+              size: 4,
+            },
+            size: 8,
+          },
+          size: 8,
+        };
+      }
+      this.#writeHalves(o0, insn, lo, half(ah, bh));
+      return undefined;
+    }
+    return false;
   }
 
   /** One-operand mul/imul: rdx:rax = rax * src (al/ax for the narrow forms). */

@@ -324,3 +324,90 @@ Deno.test("X86Lifter reads 64-bit immediates exactly (past what a JS number hold
   run(s, lifter.lift(insn!).stmts);
   assertEquals(reg(s, "rax"), 0x20c49ba5e353f7cfn);
 });
+
+Deno.test("X86Lifter: movsd with xmm operands is SSE, not the string instruction", async () => {
+  // movsd xmm0, [rdi]; movsd [rsi], xmm0
+  const { stmts, lifted, count } = await lift("f20f1007f20f1106");
+  assertEquals(lifted, count);
+  const s = stateOf({ rdi: 0x100, rsi: 0x200, xmm0_hi: 7 });
+  writeMem(s, 0x100, 8, 0x400921fb54442d18n);
+  run(s, stmts);
+  assertEquals(reg(s, "xmm0"), 0x400921fb54442d18n);
+  assertEquals(reg(s, "xmm0_hi"), 0n); // a load clears the upper half
+  assertEquals(readMem(s, 0x200, 8), 0x400921fb54442d18n);
+  assertEquals(reg(s, "rdi"), 0x100n); // no string-instruction pointer steps
+});
+
+Deno.test("X86Lifter: scalar double arithmetic is typed float operations on the low half", async () => {
+  // addsd xmm0, xmm1; cvttsd2si eax, xmm0; cvtsi2sd xmm2, rdi; sqrtsd xmm3, xmm2
+  const { stmts, lifted, count } = await lift("f20f58c1f20f2cc0f2480f2ad7f20f51da");
+  assertEquals(lifted, count);
+  const intrs = stmts.flatMap((s) => s.k === "set" && s.src.k === "intr" ? [s.src] : []);
+  assertEquals(intrs.map((i) => [i.name, i.size, i.args.map((a) => a.size)]), [
+    ["__fadd", 8, [8, 8]],
+    ["__ftoi", 4, [8]],
+    ["__itof", 8, [8]],
+    ["__fsqrt", 8, [8]],
+  ]);
+  // The upper half of xmm0 is not touched by a scalar operation.
+  assertEquals(
+    stmts.some((s) => s.k === "set" && s.dst.k === "reg" && s.dst.name === "xmm0_hi"),
+    false,
+  );
+});
+
+Deno.test("X86Lifter: ucomisd flags give ordered compares; zeroing and sign-mask idioms", async () => {
+  const r = await lift("660f2ec1"); // ucomisd xmm0, xmm1
+  const ja = r.lifter.cond("a");
+  assertEquals(ja.k, "un");
+  const jb = r.lifter.cond("b");
+  assertEquals(jb.k === "intr" && jb.name, "__flt");
+  // pxor xmm0, xmm0; xorps xmm1, xmm1: both halves zero
+  const z = (await exec("660fefc00f57c9", { xmm0: 5, xmm0_hi: 6, xmm1: 7, xmm1_hi: 8 })).s;
+  assertEquals([reg(z, "xmm0"), reg(z, "xmm0_hi"), reg(z, "xmm1"), reg(z, "xmm1_hi")], [
+    0n,
+    0n,
+    0n,
+    0n,
+  ]);
+  // movapd xmm1, xmm0 copies both halves
+  const m = (await exec("660f28c8", { xmm0: 5, xmm0_hi: 6, xmm1: 7, xmm1_hi: 8 })).s;
+  assertEquals([reg(m, "xmm1"), reg(m, "xmm1_hi")], [5n, 6n]);
+  // andpd xmm0, [rip+mask] with the fabs mask becomes __fabs.
+  const d = await decoder(64);
+  const insns = d.decode(bytes("660f5405f80f0000"), 0x1000, { detail: true, text: true });
+  const mask = new Uint8Array(16);
+  mask.fill(0xff);
+  mask[7] = 0x7f;
+  mask[15] = 0x7f;
+  const lifter = new X86Lifter(64, () => mask.slice(0, 8));
+  const out = lifter.lift(insns[0]!).stmts;
+  assertEquals(
+    out.some((s) => s.k === "set" && s.src.k === "intr" && s.src.name === "__fabs"),
+    true,
+  );
+});
+
+Deno.test("X86Lifter: the x87 stack as registers at a known depth", async () => {
+  // fld qword [rdi]; fild dword [rsi]; fmulp st(1), st(0); fld1; fxch st(1); fucomip st(0), st(1); fstp st(0); ret
+  const { stmts, lifted, count, lifter } = await lift("dd07db06dec9d9e8d9c9dfe9ddd8c3", 32);
+  assertEquals(lifted, count);
+  assertEquals(lifter.x87, 0);
+  const names = stmts.flatMap((s) => s.k === "set" && s.src.k === "intr" ? [s.src.name] : []);
+  assertEquals(names, ["__fconv", "__itof", "__fmul"]);
+  const dsts = stmts.flatMap((s) => s.k === "set" && s.dst.k === "reg" ? [s.dst.name] : []);
+  // fld → fp0, fild → fp1, fmulp writes st(1) = fp0, fld1 → fp1, fxch swaps fp1 and fp0
+  assertEquals(dsts, ["fp0", "fp1", "fp0", "fp1", "fp1", "fp0", "fp0"]);
+  const jb = lifter.cond("b");
+  assertEquals(jb.k === "intr" && jb.name, "__flt");
+});
+
+Deno.test("X86Lifter double-precision shifts", async () => {
+  // shld rax, rdx, 8; shrd eax, edx, cl
+  const a = (await exec("480fa4d008", { rax: 0x0123456789abcdefn, rdx: 0xff00000000000000n })).s;
+  assertEquals(reg(a, "rax"), 0x23456789abcdefffn);
+  const b = (await exec("0fadd0", { rax: 0x12345678n, rdx: 0xabn, rcx: 4 })).s;
+  assertEquals(reg(b, "rax"), 0xb1234567n);
+  const z = (await exec("0fadd0", { rax: 0x12345678n, rdx: 0xabn, rcx: 0 })).s;
+  assertEquals(reg(z, "rax"), 0x12345678n);
+});

@@ -7,13 +7,30 @@
  */
 
 import type { CallingConvention } from "../abi/conventions.ts";
-import { type Expr, type IrBlock, type IrFunction, type Reg, type Stmt, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrBlock,
+  type IrFunction,
+  type Reg,
+  type Stmt,
+  stmtDefs,
+  stmtReads,
+  termReads,
+  varKey,
+} from "../ir.ts";
 import { countUses } from "./uses.ts";
+import { isFloatResult } from "../float.ts";
 import { stackOffset } from "./stack.ts";
 
 /** What the pass knows about a callee: its argument count (and whether it is variadic). */
 export interface CalleeInfo {
+  /** Integer (and pointer) arguments. */
   args?: number;
+  /** Floating-point arguments. */
+  floatArgs?: number;
+  /** Whether the return value is floating point. */
+  floatReturn?: boolean;
   variadic?: boolean;
   returns?: boolean;
   /** Index of a printf-style format argument: its conversions give the variadic count. */
@@ -32,27 +49,67 @@ export interface CallFacts {
 const regOf = (name: string, ptr: number): Reg => ({
   k: "reg",
   name,
-  size: name.startsWith("xmm") ? 16 : ptr,
+  // xmm registers are 8-byte halves in the IR; st0 an x87 extended value.
+  size: name.startsWith("xmm") ? 8 : name === "st0" ? 10 : ptr,
 });
 
-/** Before SSA: calls read every argument register and define every clobbered one. */
+/** The statement before a return that marks the float return register's value there. */
+const FLOAT_RET = "__float_return";
+
+/**
+ * Before SSA: calls read every argument register (integer ones, then float ones, then the
+ * stack pointer) and define every clobbered one; returns read the return register, and a marker
+ * before each return reads the float return register, for {@link trimCalls} to choose.
+ */
 export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction {
   const ptr = fn.arch.ptr;
-  const args = cc.args.map((r) => regOf(r, ptr));
+  // Vector and x87 registers the function never names cannot carry a value into or out of a
+  // call here: leaving them out keeps SSA small (there are 32 xmm halves and they are rare).
+  const named = namedRegisters(fn);
+  const rare = (r: string) => /^(xmm|st)/.test(r) && r !== cc.floatRet && !named.has(r);
+  const floatArgs = (cc.floatArgs ?? []).filter((r) => !rare(r));
+  const args = [...cc.args, ...floatArgs].map((r) => regOf(r, ptr));
+  const clobbers = cc.clobbers.filter((r) => !rare(r)).map((r) => regOf(r, ptr));
   const sp = regOf(fn.arch.sp, ptr);
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
     const stmts = b.stmts.map((s): Stmt =>
-      s.k === "call"
-        ? { ...s, args: [...args, sp], defs: cc.clobbers.map((r) => regOf(r, ptr)) }
-        : s
+      s.k === "call" ? { ...s, args: [...args, sp], defs: clobbers } : s
     );
     let term = b.term;
-    if (term.k === "ret") term = { ...term, value: regOf(cc.ret, ptr) };
+    if (term.k === "ret") {
+      term = { ...term, value: regOf(cc.ret, ptr) };
+      if (cc.floatRet) {
+        stmts.push({
+          k: "asm",
+          name: FLOAT_RET,
+          args: [regOf(cc.floatRet, ptr)],
+          outs: [],
+          at: term.at,
+        });
+      }
+    }
     if (term.k === "tail") term = { ...term, args: [...args, sp], value: regOf(cc.ret, ptr) };
     blocks.set(k, { ...b, stmts, term });
   }
   return { ...fn, blocks };
+}
+
+/** Registers a function's statements and terminators read or write. */
+function namedRegisters(fn: IrFunction): Set<string> {
+  const out = new Set<string>();
+  const visit = (e: Expr): void => {
+    if (e.k === "reg") out.add(e.name);
+    forEachChild(e, visit);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) {
+      stmtReads(s, visit);
+      for (const d of stmtDefs(s)) if (d.k === "reg") out.add(d.name);
+    }
+    termReads(b.term, visit);
+  }
+  return out;
 }
 
 interface Def {
@@ -138,12 +195,30 @@ export function trimCalls(
   };
   const trim = (args: Expr[], target: Expr, block: number, after: number, before: number) => {
     const regs = args.slice(0, cc.args.length);
-    const sp = args[cc.args.length];
+    // The float argument registers the function names (prepareCalls leaves the others out),
+    // then the stack pointer, last.
+    const sp = args.length > cc.args.length ? args[args.length - 1] : undefined;
+    const named = new Map(
+      args.slice(cc.args.length, -1).flatMap((a) => a.k === "reg" ? [[a.name, a] as const] : []),
+    );
+    const floatRegs: Expr[] = [];
+    for (const r of cc.floatArgs ?? []) {
+      const a = named.get(r);
+      if (!a) break;
+      floatRegs.push(a);
+    }
     const info = calleeInfo(target);
     let n = 0;
     regs.forEach((a, i) => {
       if (setHere(a, block, after, before)) n = i + 1;
     });
+    let f = 0;
+    floatRegs.forEach((a, i) => {
+      if (setHere(a, block, after, before)) f = i + 1;
+    });
+    if (info?.args !== undefined && !info.variadic) f = info.floatArgs ?? 0;
+    f = Math.min(f, floatRegs.length);
+    const floats = floatRegs.slice(0, f);
     if (info?.args !== undefined) {
       n = info.variadic ? Math.max(n, info.args) : info.args;
       const f = info.format;
@@ -152,29 +227,70 @@ export function trimCalls(
       if (info.variadic && f !== undefined && count !== undefined) n = info.args + count;
     }
     n = Math.min(n, regs.length);
-    return sp ? [...regs.slice(0, n), sp] : regs.slice(0, n);
+    if (cc.positional) {
+      // One position per argument: an integer register or the float one of its position.
+      const out: Expr[] = [];
+      for (let i = 0; i < Math.max(n, f); i++) {
+        const float = i < f && (i >= n || !setHere(regs[i]!, block, after, before));
+        out.push(float ? floats[i]! : regs[i]!);
+      }
+      return sp ? [...out, sp] : out;
+    }
+    const kept = [...regs.slice(0, n), ...floats];
+    return sp ? [...kept, sp] : kept;
   };
   // A value set on some path (not only left behind by a call) is a return value; so is a call's
   // when the callee is known to return one.
-  let returns = false;
-  for (const b of fn.blocks.values()) {
-    const v = b.term.k === "ret" ? b.term.value : undefined;
-    if (!v) continue;
+  const returnsValue = (v: Expr | undefined, float: boolean) => {
+    if (!v) return false;
     const d = v.k === "reg" ? defs.get(varKey(v)) : undefined;
-    if (v.k !== "reg" || (v.ver !== 0 && d?.kind !== "call")) returns = true;
-    else if (d?.kind === "call" && d.target && facts.callee(d.target)?.returns) returns = true;
+    if (v.k !== "reg" || (v.ver !== 0 && d?.kind !== "call")) return true;
+    const info = d?.kind === "call" && d.target ? facts.callee(d.target) : undefined;
+    return info?.returns === true && (info.floatReturn ?? false) === float;
+  };
+  const floatRet = (b: IrBlock): Expr | undefined => {
+    const s = b.stmts.at(-1);
+    return s?.k === "asm" && s.name === FLOAT_RET ? s.args[0] : undefined;
+  };
+  const rets = [...fn.blocks.values()].filter((b) => b.term.k === "ret");
+  const intSet = rets.some((b) => returnsValue((b.term as { value?: Expr }).value, false));
+  const floatSet = rets.some((b) => returnsValue(floatRet(b), true));
+  let returns = intSet;
+  let returnsFloat = false;
+  if (floatSet) {
+    // Both registers set: the one whose values are computed for the return (read by nothing
+    // but phis and returns) is the return value; when that does not decide, float arithmetic
+    // reaching the float register does.
+    const returned = (float: boolean) => (target: Expr) => {
+      const info = facts.callee(target);
+      return info?.returns === true && (info.floatReturn ?? false) === float;
+    };
+    const int = returnShape(
+      fn,
+      defs,
+      rets.map((b) => (b.term as { value?: Expr }).value),
+      returned(false),
+    );
+    const float = returnShape(fn, defs, rets.map(floatRet), returned(true));
+    // Entry values and other calls' leftovers in the float register are no return value.
+    returnsFloat = float.sets > 0 &&
+      (!intSet || int.sets === 0 || (float.dedicated && !int.dedicated) ||
+        (float.dedicated === int.dedicated && float.arithmetic));
+    returns = !returnsFloat;
   }
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
     let lastCall = -1;
-    const stmts = b.stmts.map((s, i): Stmt => {
+    const fret = floatRet(b);
+    const stmts = (fret ? b.stmts.slice(0, -1) : b.stmts).map((s, i): Stmt => {
       if (s.k !== "call") return s;
       const out = { ...s, args: trim(s.args, s.target, k, lastCall, i) };
       lastCall = i;
       return out;
     });
     let term = b.term;
-    if (term.k === "ret" && !returns) term = { k: "ret", at: term.at };
+    if (term.k === "ret" && returnsFloat && fret) term = { k: "ret", value: fret, at: term.at };
+    else if (term.k === "ret" && !returns) term = { k: "ret", at: term.at };
     if (term.k === "tail") {
       const { value: _v, ...rest } = term;
       term = {
@@ -186,6 +302,66 @@ export function trimCalls(
     blocks.set(k, { ...b, stmts, term });
   }
   return { ...fn, blocks };
+}
+
+/**
+ * How the values reaching returns (through phis) were made: `sets` values set in the function
+ * or returned by a callee known to return that kind (not entry values or leftovers), `dedicated` when each is read only by phis and returns,
+ * `arithmetic` when one is a float operation.
+ */
+function returnShape(
+  fn: IrFunction,
+  defs: Map<string, Def>,
+  values: (Expr | undefined)[],
+  returnedBy: (target: Expr) => boolean,
+): { dedicated: boolean; arithmetic: boolean; sets: number } {
+  const uses = countUses(fn);
+  const phiArgs = new Map<string, Expr[]>();
+  for (const b of fn.blocks.values()) for (const p of b.phis) phiArgs.set(varKey(p.dst), p.args);
+  // The phis that merge return values; a read by one of them (or by a return) is benign, a read
+  // by a loop's phi is not (the value goes on to be used in the loop).
+  const merging = new Set<string>();
+  const collect = (e: Expr | undefined): void => {
+    if (e?.k !== "reg" || merging.has(varKey(e)) || !phiArgs.has(varKey(e))) return;
+    merging.add(varKey(e));
+    phiArgs.get(varKey(e))!.forEach(collect);
+  };
+  values.forEach(collect);
+  const benign = new Map<string, number>();
+  const note = (e: Expr) => {
+    if (e.k === "reg") benign.set(varKey(e), (benign.get(varKey(e)) ?? 0) + 1);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const p of b.phis) if (merging.has(varKey(p.dst))) p.args.forEach(note);
+    if (b.term.k === "ret" && b.term.value) note(b.term.value);
+    const last = b.stmts.at(-1);
+    if (last?.k === "asm" && last.name === FLOAT_RET) last.args.forEach(note);
+  }
+  let dedicated = true;
+  let arithmetic = false;
+  let sets = 0;
+  const seen = new Set<string>();
+  const walk = (e: Expr | undefined) => {
+    if (!e || e.k !== "reg" || seen.has(varKey(e))) return;
+    const k = varKey(e);
+    seen.add(k);
+    const d = defs.get(k);
+    if (d?.kind === "call" && d.target && returnedBy(d.target)) sets++;
+    if (d?.kind === "call" || (d === undefined && e.ver === 0)) return;
+    if ((uses.count.get(k) ?? 0) > (benign.get(k) ?? 0)) dedicated = false;
+    const args = phiArgs.get(k);
+    if (args) return args.forEach(walk);
+    if (d?.kind !== "set") return;
+    sets++;
+    // Through copies (`xmm0 = t5`) to the operation that made the value.
+    let src = d.src;
+    for (let i = 0; i < 8 && src && (src.k === "tmp" || src.k === "reg"); i++) {
+      src = defs.get(varKey(src))?.src;
+    }
+    if (src && isFloatResult(src)) arithmetic = true;
+  };
+  values.forEach(walk);
+  return { dedicated, arithmetic, sets };
 }
 
 /** After the stack pass: drops the stack-pointer marker argument of calls. */

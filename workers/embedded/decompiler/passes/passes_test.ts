@@ -21,6 +21,7 @@ import { leaveSsa } from "./outssa.ts";
 import { coalesce } from "./coalesce.ts";
 import { narrow } from "./narrow.ts";
 import { simplify } from "./simplify.ts";
+import { eliminateDeadCode } from "./dead.ts";
 
 const r = (name: string, size = 8): Reg => ({ k: "reg", name, size });
 const c = (v: number | bigint, size = 8) => constant(v, size);
@@ -184,4 +185,40 @@ Deno.test("simplify reads sub-register writes back, folds the cdq/idiv idiom, fl
   // Subtraction does not commute: 32 - n stays 32 - n.
   const rot = bin("sub", c(32, 1), r("rcx", 1));
   assert.deepEqual(simplify(rot), rot);
+});
+
+Deno.test("dead code removes a loop-carried value nothing outside the loop reads", () => {
+  // SUM, with rdx incremented in the loop and never read after it.
+  const base = SUM();
+  const body = base.blocks.get(2)!;
+  base.blocks.set(2, {
+    ...body,
+    stmts: [...body.stmts, set(r("rdx"), bin("add", r("rdx"), c(2)))],
+  });
+  const out = eliminateDeadCode(toSsa(normalize(base)));
+  const names = [...out.blocks.values()].flatMap((b) => [
+    ...b.phis.map((p) => p.dst),
+    ...b.stmts.flatMap((s) => s.k === "set" ? [s.dst] : []),
+  ]).map((v) => v.k === "reg" ? v.name : "");
+  assert.ok(!names.includes("rdx"), names.join(","));
+  assert.equal(runFunction(stateOf({ rdi: 4 }), out), 10n);
+});
+
+Deno.test("simplify reads additions that multiply (lea, add r, r) as multiplications", () => {
+  const x = r("rax");
+  // add rax, rax
+  assert.deepEqual(simplify(bin("add", x, x)), bin("mul", x, c(2)));
+  // lea rax, [rax+rax*4] as (rax << 2) + rax, either way round
+  assert.deepEqual(simplify(bin("add", bin("shl", x, c(2)), x)), bin("mul", x, c(5)));
+  assert.deepEqual(simplify(bin("add", x, bin("shl", x, c(3)))), bin("mul", x, c(9)));
+  // x * 5 doubled: x * 10, wrapped to the size
+  const t = bin("add", bin("add", bin("shl", x, c(2)), x), bin("add", bin("shl", x, c(2)), x));
+  assert.deepEqual(simplify(t), bin("mul", x, c(10)));
+  assert.deepEqual(
+    simplify(bin("mul", bin("mul", r("eax", 4), c(0x10000, 4)), c(0x10000, 4))),
+    c(0, 4),
+  );
+  // A shift as wide as the value is no multiplication.
+  const wide = bin("add", bin("shl", r("eax", 4), c(32, 4)), r("eax", 4));
+  assert.deepEqual(simplify(wide), wide);
 });

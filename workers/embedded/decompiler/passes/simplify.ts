@@ -124,6 +124,10 @@ function rule(e: Expr): Expr {
         return { ...a, size: e.size };
       }
       if (a.k === "trunc") return { ...e, a: a.a };
+      // The low part of a value shifted past it is zero (the high half of a concatenation).
+      if (
+        a.k === "bin" && a.op === "shl" && a.b.k === "const" && a.b.value >= BigInt(e.size * 8)
+      ) return c(0, e.size);
       if (a.k === "bin" && RING.has(a.op)) {
         return {
           k: "bin",
@@ -202,6 +206,23 @@ function binRule(e: Extract<Expr, { k: "bin" }>): Expr {
       return e;
     }
   }
+  // Multiplications the compiler spelled as additions (`lea r, [a+a*4]`, `add r, r`): one use of
+  // `a` instead of two, so propagation can fold `a` into its single use.
+  if (op === "add" && exprEq(a, b)) return { ...e, op: "mul", b: c(2, size) };
+  if (op === "add") {
+    const k = (x: Expr, y: Expr) =>
+      x.k === "bin" && x.op === "shl" && x.b.k === "const" && x.b.value < BigInt(size * 8) &&
+        exprEq(x.a, y)
+        ? x.b.value
+        : undefined;
+    const ka = k(a, b);
+    if (ka !== undefined) return { ...e, op: "mul", a: b, b: c((1n << ka) + 1n, size) };
+    const kb = k(b, a);
+    if (kb !== undefined) return { ...e, op: "mul", b: c((1n << kb) + 1n, size) };
+  }
+  if (op === "mul" && bc && a.k === "bin" && a.op === "mul" && a.b.k === "const") {
+    return { ...e, a: a.a, b: c(a.b.value * bc.value, size) };
+  }
   if (op === "or" && a.k === "const" && a.value === 0n) return b;
   if ((op === "xor" || op === "sub") && exprEq(a, b)) return c(0, size);
   if ((op === "and" || op === "or") && exprEq(a, b)) return a;
@@ -221,6 +242,24 @@ function binRule(e: Extract<Expr, { k: "bin" }>): Expr {
       }
     }
   }
+  // concat(trunc(x >> w), trunc(x)) is x; concat(hi, lo) >> w is hi (two halves of a vector
+  // register held apart and put back together).
+  if (op === "or" && a.k === "bin" && a.op === "shl" && b.k === "ext" && !b.signed) {
+    const w = a.b.k === "const" ? Number(a.b.value) : -1;
+    const lo = b.a;
+    const hi = a.a.k === "ext" && !a.a.signed ? a.a.a : undefined;
+    if (
+      hi?.k === "trunc" && lo.k === "trunc" && w === lo.size * 8 && hi.a.k === "bin" &&
+      hi.a.op === "shr" && hi.a.b.k === "const" && Number(hi.a.b.value) === w &&
+      exprEq(hi.a.a, lo.a) && lo.a.size === size
+    ) return lo.a;
+  }
+  if (
+    (op === "shr" && a.k === "bin" && a.op === "or" && a.a.k === "bin" && a.a.op === "shl" &&
+      bc && a.a.b.k === "const" && a.a.b.value === bc.value && a.b.k === "ext" && !a.b.signed &&
+      BigInt(a.b.a.size * 8) <= bc.value && a.a.a.k === "ext" && !a.a.a.signed &&
+      BigInt(a.a.a.a.size * 8) + bc.value <= BigInt(size * 8))
+  ) return a.a.a;
   if (op === "land" && a.k === "const") return a.value !== 0n ? b : a;
   if (op === "lor" && a.k === "const") return a.value !== 0n ? a : b;
   void signedValue;

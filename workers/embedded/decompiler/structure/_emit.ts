@@ -1,20 +1,19 @@
 /**
- * Turns a prepared graph into a statement tree.
- *
- * Every node is emitted once, under its owner: its immediate dominator,
- * except that the chosen exit of each loop (its follow) is owned by the
- * loop header so that it lands right after the loop. A node owned by its
- * only forward predecessor is emitted in place, on that edge (the arm of an
- * `if`, a case body); other owned nodes come after their owner's code, in
- * reverse postorder. Then every edge is a jump with a known landing place:
- * nothing when the target is what runs next, `break`/`continue` when it is
- * the innermost loop's follow or header, `goto` otherwise. Correctness never
- * depends on the shape — only the number of gotos does.
+ * Turns a prepared graph into a statement tree, following the layout
+ * decided before (`_layout.ts`): every node is emitted once, under its
+ * owner — in place when that is its only forward predecessor (the arm of an
+ * `if`, a case body), else after the owner's code in reverse postorder.
+ * Then every edge is a jump with a known landing place: nothing when the
+ * target is what runs next, `break`/`continue` when it is the innermost
+ * loop's follow or header, a copied end block, or `goto` otherwise.
+ * Correctness never depends on the shape — only the number of gotos does.
  *
  * @module
  */
 
-import { dominates, type Dominators, inLoop, type Loops, postDominators } from "./_analysis.ts";
+import { dominates, type Dominators, inLoop, type Loops } from "./_analysis.ts";
+import type { Layout } from "./_layout.ts";
+import { caseOrder } from "./_switch.ts";
 import { type Meter, type Node, not } from "./_graph.ts";
 import { canComplete } from "./_simplify.ts";
 import type { Cond, Stmt, SwitchCase } from "./types.ts";
@@ -29,145 +28,6 @@ interface Ctx {
   brk: number;
   /** Header of the innermost loop; -1: none. */
   cont: number;
-}
-
-/** Ownership and layout decided before emission. */
-export interface Layout {
-  owner: Int32Array;
-  /** The node on whose edge a node is emitted in place, or -1. */
-  inlineAt: Int32Array;
-  /** Owned nodes laid out after their owner, in order. */
-  followers: number[][];
-  /** Chosen follow of each loop header, or -1. */
-  loopFollow: Int32Array;
-  /** For a loop without an owned follow: the exit other code shares, or -1. */
-  loopForeign: Int32Array;
-  /** Immediate post-dominator of each node, or -1. */
-  ipdom: Int32Array;
-}
-
-/** Decides owners, loop follows and in-place nodes. */
-export function layout<B, C>(
-  nodes: Array<Node<B, C>>,
-  dom: Dominators,
-  lp: Loops,
-  meter: Meter,
-): Layout {
-  const n = nodes.length;
-  const owner = new Int32Array(n);
-  for (let i = 0; i < n; i++) owner[i] = i === 0 ? -1 : dom.idom[i]!;
-
-  // Exit edges per loop: an edge u -> v leaves every loop holding u but not v.
-  interface Exit {
-    count: number;
-    fromHeadOrLatch: boolean;
-  }
-  const exits = new Map<number, Map<number, Exit>>();
-  for (let u = 0; u < n; u++) {
-    for (const v of nodes[u]!.succ) {
-      let l = lp.loopOf[u]!;
-      while (l !== -1 && !inLoop(lp, l, v)) {
-        meter.tick();
-        let m = exits.get(l);
-        if (m === undefined) exits.set(l, m = new Map());
-        const e = m.get(v) ?? { count: 0, fromHeadOrLatch: false };
-        e.count++;
-        if (u === l || lp.latches.get(l)!.includes(u)) e.fromHeadOrLatch = true;
-        m.set(v, e);
-        l = lp.parent[l]!;
-      }
-    }
-  }
-  const ipdom = postDominators(nodes, meter);
-  const flowsInto = (v: number, w: number): boolean => {
-    for (let i = 0; i < 32 && v !== -1; i++, v = ipdom[v]!) if (v === w) return true;
-    return false;
-  };
-  const loopFollow = new Int32Array(n).fill(-1);
-  const loopForeign = new Int32Array(n).fill(-1);
-  const taken = new Uint8Array(n);
-  for (let h = n - 1; h >= 0; h--) {
-    const m = exits.get(h);
-    if (m === undefined) continue;
-    const outer = lp.parent[h]!;
-    let best = -1;
-    let bestExit: Exit | undefined;
-    let foreign = -1;
-    let foreignExit: Exit | undefined;
-    for (const [v, e] of m) {
-      meter.tick();
-      if (outer !== -1 && !inLoop(lp, outer, v)) continue;
-      if (!dominates(dom, h, v)) {
-        // An exit other code also reaches: it can only be the follow as
-        // code after the loop's whole region; remember the best.
-        if (foreignExit === undefined || better(e, v, foreignExit, foreign)) {
-          foreign = v;
-          foreignExit = e;
-        }
-        continue;
-      }
-      if (taken[v] === 1) continue;
-      if (bestExit === undefined || better(e, v, bestExit, best)) {
-        best = v;
-        bestExit = e;
-      }
-    }
-    // An owned exit that flows into the shared one is better emitted in
-    // place, ending in `break`, with the shared exit as the follow.
-    if (
-      best !== -1 && foreign !== -1 &&
-      (rank(foreignExit!, bestExit!) > 0 || flowsInto(best, foreign))
-    ) best = -1;
-    if (best === -1) loopForeign[h] = foreign;
-    if (best !== -1) {
-      loopFollow[h] = best;
-      taken[best] = 1;
-      owner[best] = h;
-    }
-  }
-  // Exits from the head or a latch are what `while` and `do … while` leave
-  // by; then the exit most edges take.
-  function rank(a: Exit, b: Exit): number {
-    if (a.fromHeadOrLatch !== b.fromHeadOrLatch) return a.fromHeadOrLatch ? 1 : -1;
-    return a.count - b.count;
-  }
-  function better(e: Exit, v: number, b: Exit, bv: number): boolean {
-    const r = rank(e, b);
-    if (r !== 0) return r > 0;
-    // Of two exits where one runs into the other, the later one is the follow.
-    if (flowsInto(bv, v)) return true;
-    if (flowsInto(v, bv)) return false;
-    if (dom.size[v] !== dom.size[bv]) return dom.size[v]! > dom.size[bv]!;
-    return v < bv;
-  }
-
-  const inlineAt = new Int32Array(n).fill(-1);
-  const followers: number[][] = Array.from({ length: n }, () => []);
-  for (let v = 1; v < n; v++) {
-    meter.tick();
-    let fp = -1;
-    let count = 0;
-    for (const p of nodes[v]!.preds) {
-      if (p < v) {
-        fp = p;
-        count++;
-      }
-    }
-    const o = owner[v]!;
-    if (count === 1 && fp === o && taken[v] === 0) inlineAt[v] = o;
-    else followers[o]!.push(v);
-  }
-  // Pushed in increasing index order: already in reverse postorder. A loop's
-  // follow goes first among the nodes outside that loop.
-  for (let h = 0; h < n; h++) {
-    const f = loopFollow[h]!;
-    if (f === -1) continue;
-    const list = followers[h]!;
-    const inside = list.filter((v) => inLoop(lp, h, v));
-    const outside = list.filter((v) => v !== f && !inLoop(lp, h, v));
-    followers[h] = [...inside, f, ...outside];
-  }
-  return { owner, inlineAt, followers, loopFollow, loopForeign, ipdom };
 }
 
 /** Emits the statement tree of a prepared, analysed graph. */
@@ -368,7 +228,15 @@ export class Emitter<B, C> {
         v !== exit && (this.inlineHere(cur, v) || followerSet.has(v))
       ),
     );
-    const order = this.caseOrder(cur, groups, segmentSet, exitNext);
+    const order = caseOrder(
+      this.nodes,
+      this.lay,
+      this.meter,
+      cur,
+      groups,
+      segmentSet,
+      exitNext,
+    );
     const cases: Array<SwitchCase<B, C>> = [];
     order.forEach((v, i) => {
       this.meter.tick();
@@ -391,67 +259,6 @@ export class Emitter<B, C> {
     });
     out.push({ kind: "switch", value: t.value, block: this.nodes[cur]!.id, cases });
     return this.sequence(after, ctx, depth, out);
-  }
-
-  /**
-   * Case order: by smallest value, `default` last, except that a case whose
-   * code continues into another case's code (C fallthrough) comes right
-   * before it. Only the number of gotos depends on the order.
-   */
-  private caseOrder(
-    cur: number,
-    groups: Map<number, { values: bigint[]; isDefault: boolean }>,
-    segments: Set<number>,
-    exitNext: number,
-  ): number[] {
-    // Which segment each segment falls into: the closest earlier segment
-    // holding one of its predecessors.
-    const into = new Map<number, number>();
-    const from = new Map<number, number>();
-    const sorted = [...segments].sort((a, b) => a - b);
-    for (const b of sorted) {
-      if (this.inlineHere(cur, b)) continue;
-      let best = -1;
-      for (const p of this.nodes[b]!.preds) {
-        let a = p;
-        while (a !== -1 && a !== cur && this.lay.owner[a] !== cur) {
-          this.meter.tick();
-          a = this.lay.owner[a]!;
-        }
-        if (a !== -1 && a !== b && a < b && segments.has(a) && !into.has(a) && a > best) best = a;
-      }
-      if (best !== -1) {
-        into.set(best, b);
-        from.set(b, best);
-      }
-    }
-    const key = (v: number): bigint | undefined => {
-      const vals = groups.get(v)!.values;
-      return vals.length === 0 ? undefined : vals.reduce((m, x) => (x < m ? x : m));
-    };
-    const units: Array<{ key: bigint | undefined; first: number; list: number[] }> = [];
-    for (const [v, g] of groups) {
-      if (segments.has(v)) {
-        if (from.has(v)) continue;
-        const list = [v];
-        for (let x = into.get(v); x !== undefined; x = into.get(x)) list.push(x);
-        const ks = list.map(key).filter((k): k is bigint => k !== undefined);
-        const k = ks.length === 0 ? undefined : ks.reduce((m, x) => (x < m ? x : m));
-        units.push({ key: k, first: v, list });
-      } else if (!(v === exitNext && g.isDefault)) {
-        // A default that only leaves the switch is the same as no default,
-        // and so are the cases that share it.
-        units.push({ key: key(v), first: v, list: [v] });
-      }
-    }
-    units.sort((a, b) => {
-      if (a.key === undefined || b.key === undefined) {
-        if (a.key !== b.key) return a.key === undefined ? 1 : -1;
-        return a.first - b.first;
-      }
-      return a.key < b.key ? -1 : a.key > b.key ? 1 : a.first - b.first;
-    });
-    return units.flatMap((u) => u.list);
   }
 
   private inlineHere(cur: number, v: number): boolean {

@@ -14,10 +14,17 @@ import type { Stmt } from "./types.ts";
 /** Number of gotos to each label, kept up to date as rewrites remove gotos. */
 export type GotoCounts = Map<number, number>;
 
+/** Whether a block body can be a `for` loop's step. */
+export type IsStep<B> = (body: B) => boolean;
+
 /** Simplifies `list` (a sequence's items); returns the new items. */
-export function simplify<B, C>(list: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stmt<B, C>> {
+export function simplify<B, C>(
+  list: Array<Stmt<B, C>>,
+  counts: GotoCounts,
+  isStep: IsStep<B> = () => false,
+): Array<Stmt<B, C>> {
   const out: Array<Stmt<B, C>> = [];
-  for (const s of list) push(out, simplifyOne(s, counts));
+  for (const s of list) push(out, simplifyOne(s, counts, isStep));
   // A goto straight to the label that follows it does nothing.
   for (let i = out.length - 2; i >= 0; i--) {
     const g = out[i]!;
@@ -40,13 +47,18 @@ function push<B, C>(out: Array<Stmt<B, C>>, s: Stmt<B, C> | Array<Stmt<B, C>>): 
   }
 }
 
-function simplifyOne<B, C>(s: Stmt<B, C>, counts: GotoCounts): Stmt<B, C> | Array<Stmt<B, C>> {
+function simplifyOne<B, C>(
+  s: Stmt<B, C>,
+  counts: GotoCounts,
+  isStep: IsStep<B>,
+): Stmt<B, C> | Array<Stmt<B, C>> {
+  const sub = (x: Stmt<B, C>) => simplify(items(x), counts, isStep);
   switch (s.kind) {
     case "seq":
-      return simplify(s.items, counts);
+      return simplify(s.items, counts, isStep);
     case "if": {
-      const then = simplify(items(s.then), counts);
-      const els = s.else === undefined ? [] : simplify(items(s.else), counts);
+      const then = sub(s.then);
+      const els = s.else === undefined ? [] : sub(s.else);
       if (then.length === 0 && els.length === 0) return [];
       if (then.length === 0) return [{ kind: "if", cond: not(s.cond), then: seq(els) }];
       if (els.length === 0) return [{ kind: "if", cond: s.cond, then: seq(then) }];
@@ -60,16 +72,15 @@ function simplifyOne<B, C>(s: Stmt<B, C>, counts: GotoCounts): Stmt<B, C> | Arra
       return [{ kind: "if", cond: s.cond, then: seq(then), else: seq(els) }];
     }
     case "loop":
-      return loop(simplify(items(s.body), counts), counts);
+      return loop(sub(s.body), counts, isStep);
     case "while":
-      return { kind: "while", cond: s.cond, body: seq(simplify(items(s.body), counts)) };
+      return { kind: "while", cond: s.cond, body: seq(sub(s.body)) };
     case "doWhile":
-      return { kind: "doWhile", cond: s.cond, body: seq(simplify(items(s.body), counts)) };
+      return { kind: "doWhile", cond: s.cond, body: seq(sub(s.body)) };
+    case "for":
+      return { ...s, body: seq(sub(s.body)) };
     case "switch":
-      return {
-        ...s,
-        cases: s.cases.map((c) => ({ ...c, body: seq(simplify(items(c.body), counts)) })),
-      };
+      return { ...s, cases: s.cases.map((c) => ({ ...c, body: seq(sub(c.body)) })) };
     default:
       return s;
   }
@@ -77,13 +88,29 @@ function simplifyOne<B, C>(s: Stmt<B, C>, counts: GotoCounts): Stmt<B, C> | Arra
 
 /**
  * `for (;;)` with a leading or trailing exit test becomes `while` or
- * `do … while`; gotos to a label that ends the loop body become `continue`.
+ * `do … while` (or `for (; c; step)` when gotos in the body go to a step
+ * that ends it); gotos to a label that ends the loop body become `continue`.
  */
-function loop<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Stmt<B, C> {
+function loop<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts, isStep: IsStep<B>): Stmt<B, C> {
   const first = body[0];
   if (first !== undefined && isBreakIf(first)) {
-    const rest = continues(body.slice(1), counts);
-    return { kind: "while", cond: not(first.cond), body: seq(rest) };
+    const cond = not(first.cond);
+    const rest = body.slice(1);
+    // `while (c) { …; goto L; …; L: i = i + 1; }`: the step runs on `continue` in a `for`,
+    // so the gotos to it can be `continue` (not so when a `continue` is there already: it
+    // skips the step).
+    const step = rest[rest.length - 1];
+    const label = rest[rest.length - 2];
+    if (
+      step?.kind === "block" && label?.kind === "label" && isStep(step.body) &&
+      (counts.get(label.id) ?? 0) > 0 && !rest.some((x) => hasJump(x, "continue"))
+    ) {
+      const inner = continues(rest.slice(0, -1), counts);
+      if (inner.length === 0 || inner[inner.length - 1]!.kind !== "label") {
+        return { kind: "for", cond, body: seq(inner), step };
+      }
+    }
+    return { kind: "while", cond, body: seq(continues(rest, counts)) };
   }
   const last = body[body.length - 1];
   if (last !== undefined && isBreakIf(last)) {
@@ -140,6 +167,134 @@ function continues<B, C>(body: Array<Stmt<B, C>>, counts: GotoCounts): Array<Stm
   return out;
 }
 
+/**
+ * `if (c) goto L; S…` where `L` is what runs after `S…` (the next label in
+ * the same list, or what follows the list) becomes `if (!c) { S… }`, and a
+ * `goto L` that ends a list followed by `L` goes: control falls there by
+ * itself. `next` is the label that follows `list`, if any. Run before
+ * {@linkcode pruneLabels} recounts the gotos.
+ */
+export function nestGotos<B, C>(
+  list: Array<Stmt<B, C>>,
+  duplicate: (body: B) => boolean,
+  next: number | undefined = undefined,
+  depth = 0,
+): Array<Stmt<B, C>> {
+  const out: Array<Stmt<B, C>> = [];
+  list = copyEnd(list, next, duplicate);
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i]!;
+    const following = list[i + 1];
+    const after = following === undefined
+      ? next
+      : following.kind === "label"
+      ? following.id
+      : undefined;
+    if (depth < 64 && s.kind === "if" && s.else === undefined) {
+      // The statements up to the first label, and the label that follows them.
+      let end = i + 1;
+      while (end < list.length && list[end]!.kind !== "label") end++;
+      const region = end < list.length ? (list[end] as { id: number }).id : next;
+      if (s.then.kind === "goto" && s.then.label === region) {
+        if (end > i + 1) {
+          const inner = nestGotos(list.slice(i + 1, end), duplicate, region, depth + 1);
+          out.push({ kind: "if", cond: not(s.cond), then: seq(inner) });
+        }
+        i = end - 1;
+        continue;
+      }
+      // `if (c) { …goto L…; return; } S…; L:` is `if (c) { … } else { S… }`, where the
+      // arm's gotos to L can become nesting too.
+      if (
+        region !== undefined && end > i + 1 && !canComplete(items(s.then)) &&
+        jumpsTo(s.then, region)
+      ) {
+        const withElse: Stmt<B, C> = { ...s, else: seq(list.slice(i + 1, end)) };
+        out.push(nestIn(withElse, region, depth, duplicate));
+        i = end - 1;
+        continue;
+      }
+    }
+    out.push(nestIn(s, after, depth, duplicate));
+  }
+  while (out.length > 0) {
+    const last = out[out.length - 1]!;
+    if (last.kind !== "goto" || last.label !== next || next === undefined) break;
+    out.pop();
+  }
+  return out;
+}
+
+function nestIn<B, C>(
+  s: Stmt<B, C>,
+  next: number | undefined,
+  depth: number,
+  duplicate: (body: B) => boolean,
+): Stmt<B, C> {
+  const sub = (x: Stmt<B, C>, n: number | undefined) =>
+    seq(nestGotos(items(x), duplicate, n, depth + 1));
+  switch (s.kind) {
+    case "if":
+      return s.else === undefined
+        ? { ...s, then: sub(s.then, next) }
+        : { ...s, then: sub(s.then, next), else: sub(s.else, next) };
+    case "loop":
+    case "while":
+    case "doWhile":
+    case "for":
+      return { ...s, body: sub(s.body, undefined) };
+    case "switch":
+      return { ...s, cases: s.cases.map((c) => ({ ...c, body: sub(c.body, undefined) })) };
+    default:
+      return s;
+  }
+}
+
+/**
+ * `if (c) { A } R` at the end of a list followed by label `L`, where `R`
+ * is a small end (`return`, or a copyable block and `return`) and `A` jumps
+ * to `L`: as `R` cannot complete, this is `if (!c) { R } A R`, which lets
+ * {@linkcode nestGotos} turn `A`'s gotos to `L` into nesting.
+ */
+function copyEnd<B, C>(
+  list: Array<Stmt<B, C>>,
+  next: number | undefined,
+  duplicate: (body: B) => boolean,
+): Array<Stmt<B, C>> {
+  if (next === undefined) return list;
+  const n = list.length;
+  const last = list[n - 1];
+  if (last?.kind !== "return") return list;
+  const prev = list[n - 2];
+  const endLen = prev?.kind === "block" && prev.id === last.block ? 2 : 1;
+  if (endLen === 2 && !duplicate((prev as { body: B }).body)) return list;
+  const x = list[n - 1 - endLen];
+  if (x?.kind !== "if" || x.else !== undefined || !jumpsTo(x.then, next)) return list;
+  // An arm that cannot complete never runs into the end: no copy after it.
+  if (!canComplete(items(x.then))) return list;
+  const end = list.slice(n - endLen);
+  return [
+    ...list.slice(0, n - 1 - endLen),
+    { kind: "if", cond: not(x.cond), then: seq(end) },
+    ...items(x.then),
+    ...end,
+  ];
+}
+
+/** Whether `s` holds a goto to `label` outside nested loops and switches. */
+function jumpsTo<B, C>(s: Stmt<B, C>, label: number): boolean {
+  switch (s.kind) {
+    case "goto":
+      return s.label === label;
+    case "seq":
+      return s.items.some((x) => jumpsTo(x, label));
+    case "if":
+      return jumpsTo(s.then, label) || (s.else !== undefined && jumpsTo(s.else, label));
+    default:
+      return false;
+  }
+}
+
 function isBreakIf<B, C>(s: Stmt<B, C>): s is Extract<Stmt<B, C>, { kind: "if" }> {
   return s.kind === "if" && s.else === undefined && s.then.kind === "break";
 }
@@ -188,6 +343,8 @@ function completes<B, C>(s: Stmt<B, C>): boolean {
       return s.else === undefined || completes(s.then) || completes(s.else);
     case "loop":
       return hasJump(s.body, "break");
+    case "for":
+      return true;
     default:
       return true;
   }
@@ -205,6 +362,8 @@ function hasLabel<B, C>(s: Stmt<B, C>): boolean {
     case "while":
     case "doWhile":
       return hasLabel(s.body);
+    case "for":
+      return hasLabel(s.body) || hasLabel(s.step);
     case "switch":
       return s.cases.some((c) => hasLabel(c.body));
     default:
@@ -227,6 +386,7 @@ function count<B, C>(s: Stmt<B, C>): number {
     case "loop":
     case "while":
     case "doWhile":
+    case "for":
       return 1 + count(s.body);
     case "switch":
       return 1 + s.cases.reduce((a, c) => a + count(c.body), 0);
@@ -267,6 +427,7 @@ export function pruneLabels<B, C>(
       case "loop":
       case "while":
       case "doWhile":
+      case "for":
         scan(s.body);
         break;
       case "switch":
@@ -288,6 +449,7 @@ export function pruneLabels<B, C>(
       case "loop":
       case "while":
       case "doWhile":
+      case "for":
         return { ...s, body: prune(s.body) ?? seq([]) };
       case "switch":
         return { ...s, cases: s.cases.map((c) => ({ ...c, body: prune(c.body) ?? seq([]) })) };

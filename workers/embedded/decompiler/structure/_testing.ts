@@ -160,6 +160,21 @@ export function runTree(tree: TestStmt, g: TestGraph, o: Oracle): Run {
         for (const i of c) (ops[i] as { to: number }).to = condAt;
         break;
       }
+      case "for": {
+        const top = ops.length;
+        const test = { op: "ifnot" as const, cond: s.cond, to: -1 };
+        ops.push(test);
+        const b: number[] = [];
+        const c: number[] = [];
+        compile(s.body, b, { patch: c });
+        const stepAt = ops.length;
+        compile(s.step, b, { top });
+        ops.push({ op: "jmp", to: top });
+        test.to = ops.length;
+        for (const i of b) (ops[i] as { to: number }).to = ops.length;
+        for (const i of c) (ops[i] as { to: number }).to = stepAt;
+        break;
+      }
       case "loop": {
         const top = ops.length;
         const b: number[] = [];

@@ -28,6 +28,9 @@ export function countGotos<B, C>(tree: Stmt<B, C>): number {
       case "doWhile":
         stack.push(s.body);
         break;
+      case "for":
+        stack.push(s.body, s.step);
+        break;
       case "switch":
         for (const c of s.cases) stack.push(c.body);
         break;

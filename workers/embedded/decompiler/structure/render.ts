@@ -45,6 +45,9 @@ export function render<B, C>(
       }
     }
   };
+  // A `for` step is one block of one statement: its text without the `;`.
+  const forStep = (s: Stmt<B, C>): string =>
+    s.kind === "block" ? printBody(s.body, s.id).join(" ").replace(/;\s*$/, "") : "";
   const walk = (s: Stmt<B, C>, pad: string): void => {
     const block = (b: Stmt<B, C>): void => walk(b, pad + step);
     switch (s.kind) {
@@ -85,6 +88,11 @@ export function render<B, C>(
         out.push(`${pad}do {`);
         block(s.body);
         out.push(`${pad}} while (${cond(s.cond, false)});`);
+        break;
+      case "for":
+        out.push(`${pad}for (; ${cond(s.cond, false)}; ${forStep(s.step)}) {`);
+        block(s.body);
+        out.push(`${pad}}`);
         break;
       case "loop":
         out.push(`${pad}for (;;) {`);

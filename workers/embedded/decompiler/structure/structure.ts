@@ -5,10 +5,11 @@
  */
 
 import { dominators, loops } from "./_analysis.ts";
-import { Emitter, layout, TooDeep } from "./_emit.ts";
+import { Emitter, TooDeep } from "./_emit.ts";
+import { layout } from "./_layout.ts";
 import { gotoForm } from "./_goto_form.ts";
 import { BudgetExceeded, Meter, prepare } from "./_graph.ts";
-import { pruneLabels, seq, simplify } from "./_simplify.ts";
+import { nestGotos, pruneLabels, seq, simplify } from "./_simplify.ts";
 import type { Graph, Structured, StructureOptions } from "./types.ts";
 
 /** The default of {@linkcode StructureOptions.isEmpty}. */
@@ -71,7 +72,12 @@ export function structure<B, C>(
     );
     const raw = emitter.run();
     const first = pruneLabels(raw);
-    const { list, gotos } = pruneLabels(simplify(first.list, first.counts));
+    const second = pruneLabels(
+      simplify(first.list, first.counts, options.isStep ?? (() => false)),
+    );
+    const { list, gotos } = second.gotos === 0
+      ? second
+      : pruneLabels(nestGotos(second.list, options.duplicate ?? isEmpty));
     return { body: seq(list), gotos, warnings: prep.warnings, steps: meter.steps };
   } catch (e) {
     const why = e instanceof BudgetExceeded

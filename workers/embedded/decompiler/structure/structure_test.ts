@@ -457,3 +457,154 @@ Deno.test("structure() keeps random graphs' meaning when every end block may be 
     }
   }
 });
+
+Deno.test("structure() gives for (; c; step) with continue for gotos to a loop's step", () => {
+  // while (c1) { b2; if (c2) { b3; if (c3) goto step; } b4; step: b5; }
+  const g = graph({ 0: J(1), 1: Br(2, 6), 2: Br(3, 4), 3: Br(5, 4), 4: J(5), 5: J(1), 6: R }, [1]);
+  const isStep = (b: string) => b === "b5;";
+  const s = structure(g, { isStep });
+  assert.equal(s.gotos, 0);
+  assert.equal(
+    render(s.body, (b) => [b], (c) => `c${c}`).join("\n"),
+    `
+b0;
+for (; c1; b5) {
+    b2;
+    if (c2) {
+        b3;
+        if (c3) {
+            continue;
+        }
+    }
+    b4;
+}
+b6;
+return;`.trim(),
+  );
+  for (let seed = 0; seed < 30; seed++) {
+    assert.deepEqual(runTree(s.body, g, oracle(seed)), runGraph(g, oracle(seed)));
+  }
+  // Without a step block it stays a while loop with one goto.
+  assert.equal(structure(g).gotos, 1);
+  // A `continue` already in the body skips the step: no `for` then.
+  const h = graph({
+    0: J(1),
+    1: Br(2, 7),
+    2: Br(3, 4),
+    3: Br(6, 4),
+    4: Br(1, 5),
+    5: J(6),
+    6: J(1),
+    7: R,
+  }, [1]);
+  const t = structure(h, { isStep: (b) => b === "b6;" });
+  for (let seed = 0; seed < 30; seed++) {
+    assert.deepEqual(runTree(t.body, h, oracle(seed)), runGraph(h, oracle(seed)));
+  }
+});
+
+Deno.test("structure() keeps the meaning of for loops with steps reached from a switch or an inner loop", () => {
+  const graphs: Array<[TestGraph, string]> = [
+    // while (c1) { switch (v2) { case 0: b3; if (c3) goto step; b8; break; case 1: b4; }
+    //   b5; step: b6; }
+    [
+      graph({
+        0: J(1),
+        1: Br(2, 7),
+        2: Sw([[[0], 3], [[1], 4]]),
+        3: Br(6, 8),
+        8: J(5),
+        4: J(5),
+        5: J(6),
+        6: J(1),
+        7: R,
+      }, [1]),
+      "b6;",
+    ],
+    // while (c1) { b2; while (c3) { if (c4) goto step; b5; } b8; step: b6; }
+    [
+      graph({
+        0: J(1),
+        1: Br(2, 7),
+        2: J(3),
+        3: Br(4, 8),
+        4: Br(6, 5),
+        5: J(3),
+        8: J(6),
+        6: J(1),
+        7: R,
+      }, [1, 3]),
+      "b6;",
+    ],
+    // while (c1) { b2; if (c2) break; if (c3) { b3; if (c9) goto step; } b4; step: b5; }
+    [
+      graph(
+        { 0: J(1), 1: Br(2, 6), 2: Br(6, 3), 3: Br(9, 4), 9: Br(5, 4), 4: J(5), 5: J(1), 6: R },
+        [
+          1,
+        ],
+      ),
+      "b5;",
+    ],
+  ];
+  let fors = 0;
+  for (const [g, step] of graphs) {
+    const s = structure(g, { isStep: (b) => b === step });
+    const t = render(s.body, (b) => [b], (c) => `c${c}`).join("\n");
+    if (t.includes(`for (; c1; ${step.slice(0, -1)})`)) fors++;
+    for (let seed = 0; seed < 40; seed++) {
+      assert.deepEqual(runTree(s.body, g, oracle(seed)), runGraph(g, oracle(seed)), t);
+    }
+  }
+  assert.ok(fors >= 1, `${fors} for loops`);
+});
+
+Deno.test("structure() nests instead of jumping to the code after an if-region of early exits", () => {
+  // A compare tree as compilers emit for a switch with ranges: every way out of the region is a
+  // return or the shared code after it (block 9).
+  const g = graph({
+    0: Br(1, 9),
+    1: Br(2, 3),
+    2: R,
+    3: Br(9, 4),
+    4: Br(5, 6),
+    5: R,
+    6: Br(9, 7),
+    7: J(8),
+    8: R,
+    9: R,
+  }, [1, 3, 4, 6]);
+  for (const duplicate of [() => true, () => false]) {
+    const s = structure(g, { duplicate });
+    assert.equal(s.gotos, 0, render(s.body, (b) => [b], (c) => `c${c}`).join("\n"));
+    for (let seed = 0; seed < 40; seed++) {
+      assert.deepEqual(runTree(s.body, g, oracle(seed)), runGraph(g, oracle(seed)));
+    }
+  }
+  // A shared return reached from two places is copied where that saves a goto.
+  const h = graph(
+    { 0: Br(1, 9), 1: Br(2, 3), 2: J(6), 3: Br(9, 4), 4: Br(6, 5), 5: R, 6: R, 9: R },
+    [
+      1,
+      3,
+      4,
+    ],
+  );
+  const t = structure(h, { duplicate: () => true });
+  assert.equal(t.gotos, 0, render(t.body, (b) => [b], (c) => `c${c}`).join("\n"));
+  for (let seed = 0; seed < 40; seed++) {
+    assert.deepEqual(runTree(t.body, h, oracle(seed)), runGraph(h, oracle(seed)));
+  }
+});
+
+Deno.test("structure() keeps random graphs' meaning when small ends may be copied into nesting", () => {
+  for (let gs = 0; gs < 300; gs++) {
+    const g = randomGraph(gs + 7000, 3 + (gs % 30));
+    const s = structure(g, { duplicate: (b) => b.length < 6 });
+    for (let seed = 0; seed < 5; seed++) {
+      const want = runGraph(g, oracle(seed));
+      const got = runTree(s.body, g, oracle(seed));
+      if (JSON.stringify(got) !== JSON.stringify(want)) assert.fail(`graph ${gs} seed ${seed}`);
+    }
+  }
+});

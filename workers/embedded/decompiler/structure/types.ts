@@ -84,6 +84,12 @@ export type Stmt<B, C> =
   | { kind: "if"; cond: Cond<C>; then: Stmt<B, C>; else?: Stmt<B, C> }
   | { kind: "while"; cond: Cond<C>; body: Stmt<B, C> }
   | { kind: "doWhile"; body: Stmt<B, C>; cond: Cond<C> }
+  /**
+   * `for (; cond; step)`: `step` (one block, see
+   * {@linkcode StructureOptions.isStep}) runs after the body and on
+   * `continue`, then `cond` is tested again.
+   */
+  | { kind: "for"; cond: Cond<C>; body: Stmt<B, C>; step: Stmt<B, C> }
   /** `for (;;)` — left by `break`, `return`, `stop` or `goto` only. */
   | { kind: "loop"; body: Stmt<B, C> }
   | { kind: "break" }
@@ -119,6 +125,13 @@ export interface StructureOptions<B> {
    * appears more than once in the tree. Default: when `isEmpty` says so.
    */
   duplicate?: (body: B) => boolean;
+  /**
+   * Whether a block body is one statement C can write as a `for` loop's
+   * step (`i = i + 1`). A `while` loop whose body ends in such a block,
+   * reached by gotos from inside the body, becomes `for (; c; step)` with
+   * those gotos as `continue`. Default: never.
+   */
+  isStep?: (body: B) => boolean;
   /**
    * Deepest statement nesting the structurer builds before it gives the
    * goto form, so a consumer recursing over the tree stays within its stack.

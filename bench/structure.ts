@@ -3,16 +3,16 @@
  * the same graph (a linear pass, measured in the same run), and gotos on
  * compiled goto-free programs and on random graphs (SAILR's metric).
  *
- * Run: `deno run -A workers/embedded/decompiler/structure/bench.ts`
+ * Run: `deno run -A bench/structure.ts`
  *
  * @module
  */
 
 import { cpuUsage } from "node:process";
-import { defaultIsEmpty, structure } from "./structure.ts";
-import { gotoForm } from "./_goto_form.ts";
-import { randomGraph, type TestGraph } from "./_testing.ts";
-import { programGraph } from "./_programs.ts";
+import { defaultIsEmpty, structure } from "../workers/embedded/decompiler/structure/structure.ts";
+import { gotoForm } from "../workers/embedded/decompiler/structure/_goto_form.ts";
+import { randomGraph, type TestGraph } from "../workers/embedded/decompiler/structure/_testing.ts";
+import { programGraph } from "../workers/embedded/decompiler/structure/_programs.ts";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
