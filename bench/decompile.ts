@@ -10,10 +10,14 @@
  * - coverage on real binaries (/bin/ls, python3, and with `--corpus DIR` the programs
  *   bench/corpus.sh built from Debian sources): bench/lifted_share.ts's measurement.
  *
- *   deno run -A bench/decompile.ts [--cc gcc,clang] [--opt O0,O2] [--trials 100]
+ *   deno run -A bench/decompile.ts [--cc gcc,clang,aarch64-gcc,aarch64-clang] [--opt O0,O2] [--trials 100]
  *     [--only f1,f2] [--no-coverage] [--coverage-only] [--coverage-max N] [--corpus DIR]
  *     [--identity] [--keep DIR] [--json FILE]
  *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]]
+ *
+ * `--cc` takes compiler labels: gcc and clang build for the host (x86-64); aarch64-gcc and
+ * aarch64-clang build for AArch64 with Debian's cross toolchain and run the driver under
+ * qemu-user (`apt-get install gcc-aarch64-linux-gnu qemu-user`).
  *
  * `--identity` replaces the decompiler with the corpus source itself (a check of the harness:
  * everything must come out equivalent). `--show NAME` prints that function's pseudo-C and
@@ -36,7 +40,7 @@ import { decompileAll } from "./decompile/engine_runner.ts";
 import { liftedShare, row, SHARE_HEADER, type ShareResult } from "./lifted_share.ts";
 import { identityDecompiler } from "./decompile/identity.ts";
 import { loadCorpus } from "./decompile/signatures.ts";
-import { mean, pct, quantile, shapeOf, table, topCounts } from "./decompile/stats.ts";
+import { mean, pct, quantile, table, topCounts } from "./decompile/stats.ts";
 
 const engineDecompiler = (budgetS: number): Decompiler => async (build, targets) => {
   const { results } = await decompileAll(

@@ -19,6 +19,23 @@ interface Decompiled {
   warnings?: { code: string; message: string }[];
 }
 
+/** Decompiles every non-import function of `db`; each must give C. Returns how many. */
+async function decompilesEveryFunction(h: Harness, db: string): Promise<number> {
+  const fns = await ok(h.client, "list_functions", { database: db, limit: 500 });
+  let decompiled = 0;
+  for (const f of fns.items as { start: string; flags: string[] }[]) {
+    if (f.flags.includes("import")) continue;
+    const r = await ok(h.client, "decompile_function", {
+      database: db,
+      address: f.start,
+    }) as unknown as Decompiled;
+    assert.equal(r.engine, "remcp");
+    assert.ok(!r.warnings?.some((w) => w.code === "decompiler_failed"), r.code);
+    decompiled++;
+  }
+  return decompiled;
+}
+
 Deno.test("decompile_function prints C with calls, strings and a line map", e2e, async () => {
   const h = await startRemcp();
   try {
@@ -56,20 +73,42 @@ Deno.test(
     const h = await startRemcp();
     try {
       const db = await open(h, "elf_x86_64_gcc_O2_stripped");
-      const fns = await ok(h.client, "list_functions", { database: db, limit: 500 });
-      const items = fns.items as { start: string; flags: string[] }[];
-      let decompiled = 0;
-      for (const f of items) {
-        if (f.flags.includes("import")) continue;
+      assert.ok(await decompilesEveryFunction(h, db) > 20);
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+Deno.test(
+  "decompile_function on AArch64: C for every function, conditions from flags, switches",
+  e2e,
+  async () => {
+    const h = await startRemcp();
+    try {
+      const db = await open(h, "elf_aarch64_gcc_O2");
+      const code = async (address: string) => {
         const r = await ok(h.client, "decompile_function", {
           database: db,
-          address: f.start,
+          address,
         }) as unknown as Decompiled;
         assert.equal(r.engine, "remcp");
         assert.ok(!r.warnings?.some((w) => w.code === "decompiler_failed"), r.code);
-        decompiled++;
-      }
-      assert.ok(decompiled > 20);
+        return r.code;
+      };
+      const main = await code("main");
+      assert.match(main, /printf\("fact=%ld fib=%d\\n", /);
+      assert.match(main, /remcp_fact\(/);
+      assert.doesNotMatch(main, /__asm_|__flags_/);
+      assert.match(await code("remcp_op_plus"), /return arg1 \+ arg2;/);
+      // cmp w0, #0x11; b.hi: an unsigned bound check before the jump table.
+      const sw = await code("remcp_switch");
+      assert.match(sw, /switch \(/);
+      assert.match(sw, /case 17:/);
+      // cmp w1, w0; cset w2, lt; cmp w0, w1; cset w0, lt: comparisons, not flag formulas.
+      assert.match(await code("remcp_cmp_ints"), /\(\w+ < \w+\) - \(uint32_t\)\(\w+ < \w+\)/);
+      const stripped = await open(h, "elf_aarch64_gcc_O2_stripped");
+      assert.ok(await decompilesEveryFunction(h, stripped) > 20);
     } finally {
       await h.close();
     }
@@ -82,12 +121,12 @@ Deno.test(
   async () => {
     const h = await startRemcp();
     try {
-      const db = await open(h, "elf_aarch64_gcc_O2");
+      const db = await open(h, "elf_mips_gcc_O2");
       const r = await ok(h.client, "decompile_function", {
         database: db,
         address: "main",
       }) as unknown as Decompiled;
-      assert.match(r.code, /could not decompile main: .*aarch64/);
+      assert.match(r.code, /could not decompile main: .*mips/);
       assert.match(r.code, /\/\/ 0x[0-9a-f]+ {2}\w+/);
       assert.equal(r.warnings?.[0]?.code, "decompiler_failed");
     } finally {

@@ -9,6 +9,7 @@
 import { fileURLToPath } from "node:url";
 import { parseElf } from "../../workers/embedded/formats/elf.ts";
 import { CORPUS_DIR, type Signature } from "./signatures.ts";
+import { toolchain } from "./toolchain.ts";
 
 /** Where the corpus binary is linked. */
 export const CORPUS_BASE = 0x20000000;
@@ -18,6 +19,7 @@ export const CORPUS_FLAGS = ["-fwrapv", "-fno-pie", "-g0", "-w"];
 
 /** One built configuration. */
 export interface CorpusBuild {
+  /** The compiler's label ({@link toolchain}). */
   cc: string;
   opt: string;
   dir: string;
@@ -52,12 +54,16 @@ export async function sh(
   }
 }
 
-/** True when `cc` runs. */
+/** True when the compiler of label `cc` runs (and, for a cross ISA, what runs its programs). */
 export async function haveCompiler(cc: string): Promise<boolean> {
-  return (await sh(cc, ["--version"])).ok;
+  const t = toolchain(cc);
+  for (const cmd of [t.cc[0]!, t.gcc, ...t.needs]) {
+    if (!(await sh(cmd, ["--version"])).ok) return false;
+  }
+  return true;
 }
 
-/** Compiles the corpus files that define `sigs` with `cc` at `opt`; returns the objects. */
+/** Compiles the corpus files that define `sigs` with compiler `cc` (a label) at `opt`. */
 export async function compileCorpus(
   cc: string,
   opt: string,
@@ -69,7 +75,8 @@ export async function compileCorpus(
   const objects: string[] = [];
   for (const f of new Set(sigs.map((s) => s.file))) {
     const obj = `${dir}/${f.replace(/\.c$/, ".o")}`;
-    const r = await sh(cc, [opt, ...CORPUS_FLAGS, "-c", "-o", obj, `${corpus}/${f}`]);
+    const [cmd, ...pre] = toolchain(cc).cc;
+    const r = await sh(cmd!, [...pre, opt, ...CORPUS_FLAGS, "-c", "-o", obj, `${corpus}/${f}`]);
     if (!r.ok) throw new Error(`${cc} ${opt} ${f} failed:\n${r.out}`);
     objects.push(obj);
   }
@@ -87,7 +94,9 @@ export async function buildCorpus(
   const main = `${dir}/corpus_main.c`;
   await Deno.writeTextFile(main, "int main(void) { return 0; }\n");
   const binary = `${dir}/corpus`;
-  const link = await sh(cc, [
+  const t = toolchain(cc);
+  const link = await sh(t.cc[0]!, [
+    ...t.cc.slice(1),
     opt,
     ...CORPUS_FLAGS,
     "-no-pie",
@@ -100,7 +109,7 @@ export async function buildCorpus(
   ]);
   if (!link.ok) throw new Error(`linking the corpus with ${cc} failed:\n${link.out}`);
   const stripped = `${binary}.stripped`;
-  const strip = await sh("strip", ["-o", stripped, binary]);
+  const strip = await sh(t.strip, ["-o", stripped, binary]);
   if (!strip.ok) throw new Error(`strip failed:\n${strip.out}`);
   const addresses = symbolAddresses(await Deno.readFile(binary), sigs);
   return { cc, opt, dir, objects, binary, stripped, sigs, addresses };

@@ -11,6 +11,7 @@ import type { Decompiled } from "./engine_runner.ts";
 import { compileDecompiled, linkDriver, prepareSource } from "./recompile.ts";
 import type { Signature } from "./signatures.ts";
 import { type CodeShape, shapeOf } from "./stats.ts";
+import { toolchain } from "./toolchain.ts";
 
 /** Where one function ended up, in pipeline order. */
 export type Stage =
@@ -93,7 +94,11 @@ export async function runDifferential(
     outcomes.set(sig.name, { ...base, shape: shapeOf(code), code, stage: "link", detail: "" });
   });
   for (const [name, src] of sources) await Deno.writeTextFile(`${decDir}/${name}.c`, src);
-  const failed = await compileDecompiled(decDir, toCompile, { jobs: opts.jobs ?? 2 });
+  const tools = toolchain(build.cc);
+  const failed = await compileDecompiled(decDir, toCompile, {
+    jobs: opts.jobs ?? 2,
+    gcc: tools.gcc,
+  });
   for (const name of toCompile) {
     const error = failed.get(name);
     if (error === undefined) objects.set(name, `${decDir}/${name}.o`);
@@ -106,10 +111,12 @@ export async function runDifferential(
     build.objects,
     objects,
     (names) => generateDriver(names.map((n) => sigOf.get(n)!), opts.trials),
+    tools.gcc,
   );
   for (const [name, why] of link.failures) outcomes.get(name)!.detail = why;
   if (link.exe) {
-    const run = await sh(link.exe, [build.binary], {
+    const [cmd, args] = tools.run(link.exe, [build.binary]);
+    const run = await sh(cmd, args, {
       timeoutMs: (opts.driverTimeoutS ?? 1800) * 1000,
     });
     const results = parseDriverOutput(run.out);

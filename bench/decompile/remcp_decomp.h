@@ -280,4 +280,7 @@ static inline uint32_t __float_bits(float f) { uint32_t b; memcpy(&b, &f, 4); re
 #define __parity(x) (!__builtin_parity((unsigned)(uint8_t)(x)))
 #define __popcnt(x) __builtin_popcountll((uint64_t)(x))
 
+/* The AArch64 lifter's intrinsics. */
+#include "remcp_decomp_aarch64.h"
+
 #endif

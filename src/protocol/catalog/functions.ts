@@ -116,7 +116,7 @@ export const disassembleFunction = defineTool({
 export const decompileFunction = defineTool({
   name: "decompile_function",
   description: "Decompile a function to C-like pseudocode, naming the engine that produced " +
-    "it. The embedded backend uses remcp's own decompiler (engine remcp: x86 and x86-64; " +
+    "it. The embedded backend uses remcp's own decompiler (engine remcp: x86, x86-64 and AArch64; " +
     "`lines` maps each output line to its instruction addresses, `warnings` say where it gave " +
     "up); rizin (rz-ghidra/jsdec), ghidra, ida and binja use theirs.",
   input: z.strictObject({ address: Address }),

@@ -14,6 +14,7 @@ import type { Insn } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
 import type { SwitchTable } from "./_explore.ts";
+import { splitOperands } from "../arch/operands.ts";
 
 /** Text of one instruction of the slice. */
 export interface RiscText {
@@ -70,22 +71,7 @@ function bare(mnemonic: string): string {
     : mnemonic.replace(/^((?:ldr|add|b|tb|mov|lsl|sub|cmp)[a-z]*)\.[nw]$/, "$1");
 }
 
-/** Operands split at top-level commas (not inside `[...]`). */
-function operands(ops: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of ops) {
-    if (ch === "[" || ch === "(") depth++;
-    if (ch === "]" || ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur.trim());
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur.trim() !== "") out.push(cur.trim());
-  return out;
-}
+const operands = splitOperands;
 
 const reg = (s: string | undefined): string | undefined =>
   s === undefined

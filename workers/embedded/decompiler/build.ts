@@ -7,8 +7,7 @@
 import type { Insn } from "../arch/types.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import { constant, type IrBlock, type IrFunction, type Stmt, type Term } from "./ir.ts";
-import type { FlagState } from "./lift/flags.ts";
-import { type Control, X86Lifter } from "./lift/x86.ts";
+import { type Control, type LiftedInsn, X86Lifter } from "./lift/x86.ts";
 
 /** What the builder asks about the rest of the program. */
 export interface BuildContext {
@@ -18,6 +17,29 @@ export interface BuildContext {
   pcThunk?(address: number): string | undefined;
   /** The code's bytes (exact 64-bit immediates). */
   bytesAt?(address: number, length: number): Uint8Array | undefined;
+}
+
+/** The flags after an instruction, in whatever shape the lifter keeps them. */
+interface Flags {
+  /** Address of the instruction that set them. */
+  at: number;
+}
+
+/**
+ * What the builder needs of an ISA's lifter: one instruction at a time, with the flag state
+ * carried across blocks by the builder (it only hands a lifter back flags that lifter made).
+ */
+export interface BlockLifter {
+  flags: Flags | undefined;
+  usedEntryFlags: boolean;
+  readonly sp: string;
+  /** Bytes a call pushes (the return address); the pointer size when absent. */
+  readonly retAddr?: number;
+  /** Called before the first instruction of each block. */
+  startBlock?(): void;
+  /** x87 register-stack depth at the current point (x86 only; the builder carries it). */
+  x87?: number;
+  lift(insn: Insn): LiftedInsn;
 }
 
 /** The IR of a function and what lifting it counted. */
@@ -36,19 +58,22 @@ interface Lifted {
   x87: number;
   last?: Control;
   lastAt: number;
-  exitFlags?: FlagState;
+  exitFlags?: Flags;
   usedEntryFlags: boolean;
   unlifted: number;
 }
 
-/** Lifts `fn` from `insns` (decoded with detail and text, in address order). */
+/**
+ * Lifts `fn` from `insns` (decoded with detail and text, in address order) with `lifter`, by
+ * default the x86 one of `bits`.
+ */
 export function buildIr(
   fn: FunctionInfo,
   insns: Insn[],
   bits: 32 | 64,
   ctx: BuildContext,
+  lifter: BlockLifter = new X86Lifter(bits, ctx.bytesAt),
 ): Built {
-  const lifter = new X86Lifter(bits, ctx.bytesAt);
   const byBlock = new Map<number, Insn[]>();
   let bi = 0;
   const blocks = fn.blocks;
@@ -62,10 +87,11 @@ export function buildIr(
   }
   const unliftedMnemonics = new Map<string, number>();
   const x87Entry = new Map<number, number>();
-  const liftBlock = (start: number, entry: FlagState | undefined, count: boolean): Lifted => {
+  const liftBlock = (start: number, entry: Flags | undefined, count: boolean): Lifted => {
     lifter.flags = entry;
     lifter.x87 = x87Entry.get(start) ?? 0;
     lifter.usedEntryFlags = false;
+    lifter.startBlock?.();
     const stmts: Stmt[] = [];
     let last: Control | undefined;
     let lastAt = start;
@@ -87,7 +113,7 @@ export function buildIr(
         // 32-bit PIC: `call __x86.get_pc_thunk.bx` (or `call next; pop ebx`) loads the address
         // of the next instruction.
         const thunk = ctx.pcThunk?.(target) ??
-          (target === insn.address + insn.size ? "push" : undefined);
+          (lifter instanceof X86Lifter && target === insn.address + insn.size ? "push" : undefined);
         if (thunk) {
           const next = { k: "const", value: BigInt(insn.address + insn.size), size: 4 } as const;
           stmts.pop();
@@ -115,7 +141,7 @@ export function buildIr(
     }
     return {
       stmts,
-      x87: lifter.x87,
+      x87: lifter.x87 ?? 0,
       ...(last ? { last } : {}),
       lastAt,
       ...(lifter.flags ? { exitFlags: lifter.flags } : {}),
@@ -155,7 +181,7 @@ export function buildIr(
     for (const s of succs.get(b) ?? []) if (!x87Entry.has(s)) x87Entry.set(s, l.x87);
   }
   // Blocks whose conditions read flags set before them: take their predecessors' flags.
-  const exitFlags = (start: number, seen: Set<number>): FlagState | undefined => {
+  const exitFlags = (start: number, seen: Set<number>): Flags | undefined => {
     const l = lifted.get(start);
     if (!l) return undefined;
     if (l.exitFlags && !l.usedEntryFlags) return l.exitFlags;
@@ -164,11 +190,11 @@ export function buildIr(
     }
     return entryFlags(start, seen);
   };
-  const entryFlags = (start: number, seen: Set<number>): FlagState | undefined => {
+  const entryFlags = (start: number, seen: Set<number>): Flags | undefined => {
     if (seen.has(start)) return undefined;
     seen.add(start);
     const ps = preds.get(start) ?? [];
-    let state: FlagState | undefined;
+    let state: Flags | undefined;
     for (const p of ps) {
       const s = exitFlags(p, seen);
       if (!s || (state && state !== s)) return undefined;
@@ -248,7 +274,7 @@ export function buildIr(
   const fnIr: IrFunction = {
     entry: fn.start,
     blocks: irBlocks,
-    arch: { ptr: bits / 8, sp: lifter.sp, retAddr: bits / 8 },
+    arch: { ptr: bits / 8, sp: lifter.sp, retAddr: lifter.retAddr ?? bits / 8 },
     warnings: [],
   };
   return { fn: fnIr, instructions, unlifted, unliftedMnemonics };

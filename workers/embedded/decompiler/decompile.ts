@@ -10,6 +10,7 @@ import type { FunctionInfo } from "../analysis/types.ts";
 import type { Insn } from "../arch/types.ts";
 import { type CallingConvention, defaultConvention } from "./abi/conventions.ts";
 import { buildIr } from "./build.ts";
+import { Aarch64Lifter } from "./lift/aarch64.ts";
 import {
   type Expr,
   forEachChild,
@@ -45,6 +46,8 @@ export interface DecompileInput {
   /** The function's instructions, decoded with `detail` and `text`, in address order. */
   insns: Insn[];
   bits: 32 | 64;
+  /** The instruction set, when it is not x86 of `bits` (`aarch64`). */
+  arch?: "aarch64";
   /** Container format (`elf`, `pe`, …): picks the default calling convention. */
   format: string;
   isNoReturn(address: number): boolean;
@@ -110,12 +113,19 @@ export function decompile(input: DecompileInput): Decompiled {
       );
     }
   };
-  const cc = defaultConvention(input.bits === 32 ? "x86" : "x86_64", input.format);
-  const built = buildIr(input.fn, input.insns, input.bits, {
-    isNoReturn: input.isNoReturn,
-    ...(input.pcThunk ? { pcThunk: input.pcThunk } : {}),
-    ...(input.bytesAt ? { bytesAt: input.bytesAt } : {}),
-  });
+  const arch = input.arch ?? (input.bits === 32 ? "x86" : "x86_64");
+  const cc = defaultConvention(arch, input.format);
+  const built = buildIr(
+    input.fn,
+    input.insns,
+    input.bits,
+    {
+      isNoReturn: input.isNoReturn,
+      ...(input.pcThunk ? { pcThunk: input.pcThunk } : {}),
+      ...(input.bytesAt ? { bytesAt: input.bytesAt } : {}),
+    },
+    ...(arch === "aarch64" ? [new Aarch64Lifter()] : []),
+  );
   stage("lift");
   let ir = normalize(built.fn);
   ir = prepareCalls(ir, cc);
@@ -313,7 +323,27 @@ function caseIndex(target: Expr): Expr {
     } else if (e.k === "ext" || e.k === "trunc") visit(e.a);
   };
   visit(target);
-  return found ?? target;
+  return found ?? byteTableIndex(target) ?? target;
+}
+
+/**
+ * An unscaled table (AArch64 `ldrb w1, [x1, w0, uxtw]`: bytes of offsets) reads
+ * `table[const + index]`: the switch is on `index`.
+ */
+function byteTableIndex(target: Expr): Expr | undefined {
+  let found: Expr | undefined;
+  const visit = (e: Expr): void => {
+    if (found) return;
+    if (e.k === "load" && e.addr.k === "bin" && e.addr.op === "add") {
+      const { a, b } = e.addr;
+      if (b.k === "const" && a.k !== "const") found = a;
+      else if (a.k === "const" && b.k !== "const") found = b;
+      return;
+    }
+    forEachChild(e, visit);
+  };
+  visit(target);
+  return found;
 }
 
 /**

@@ -103,10 +103,10 @@ export async function decompiled(
   const hit = cache.get(fn.start);
   if (hit) return hit;
   const image = d.image;
-  if (image.arch !== "x86" && image.arch !== "x86_64") {
+  if (image.arch !== "x86" && image.arch !== "x86_64" && image.arch !== "aarch64") {
     throw new RemcpError(
       "Unsupported",
-      `The embedded decompiler lifts x86 and x86-64 only, not ${image.arch} yet: read ` +
+      `The embedded decompiler lifts x86, x86-64 and AArch64 only, not ${image.arch} yet: read ` +
         `disassemble_function, or open the file with backend rizin/ghidra for decompile_function`,
       { arch: image.arch },
     );
@@ -177,6 +177,7 @@ function run(
     fn,
     insns,
     bits: image.arch === "x86" ? 32 : 64,
+    ...(image.arch === "aarch64" ? { arch: "aarch64" as const } : {}),
     format: image.format,
     isNoReturn: noreturn,
     isString: (addr) => a.stringAt(addr) !== undefined,

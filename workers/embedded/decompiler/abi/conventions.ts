@@ -4,6 +4,8 @@
  * else about the machine.
  */
 
+import { AAPCS64 } from "./aapcs64.ts";
+
 /** One calling convention. */
 export interface CallingConvention {
   name: string;
@@ -75,5 +77,6 @@ export const CDECL: CallingConvention = {
 /** The default convention of code in a file of `format` for `arch`. */
 export function defaultConvention(arch: string, format: string): CallingConvention {
   if (arch === "x86") return CDECL;
+  if (arch === "aarch64") return AAPCS64;
   return format === "pe" ? MS_X64 : SYSV_X64;
 }

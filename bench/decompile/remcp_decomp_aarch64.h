@@ -1,0 +1,224 @@
+/*
+ * The typed intrinsics of remcp's AArch64 lifter, for recompiled decompilations (included by
+ * remcp_decomp.h). Each follows the instruction's definition in the Arm ARM. Scalar values are
+ * the registers' bits (uint32_t for an S register, uint64_t for D); a vector intrinsic's name
+ * carries its arrangement (`__cnt_8b`), and its arguments and result are the register's bits
+ * (8 bytes for 8b/4h/2s, unsigned __int128 for 16b/8h/4s/2d).
+ */
+#ifndef REMCP_DECOMP_AARCH64_H
+#define REMCP_DECOMP_AARCH64_H
+#include <stdint.h>
+#include <string.h>
+
+/* clz/cls/rbit at the operand's width (W: uint32_t, X: uint64_t). */
+static inline uint32_t remcp_clz32(uint32_t x) { return x ? (uint32_t)__builtin_clz(x) : 32; }
+static inline uint64_t remcp_clz64(uint64_t x) { return x ? (uint64_t)__builtin_clzll(x) : 64; }
+static inline uint32_t remcp_cls32(uint32_t x) { return remcp_clz32(x ^ (uint32_t)((int32_t)x >> 31)) - 1; }
+static inline uint64_t remcp_cls64(uint64_t x) { return remcp_clz64(x ^ (uint64_t)((int64_t)x >> 63)) - 1; }
+static inline uint64_t remcp_rbit64(uint64_t x) {
+  uint64_t r = 0;
+  for (int i = 0; i < 64; i++) r |= ((x >> i) & 1) << (63 - i);
+  return r;
+}
+static inline uint32_t remcp_rbit32(uint32_t x) { return (uint32_t)(remcp_rbit64(x) >> 32); }
+#define __clz(x) _Generic((x), uint32_t: remcp_clz32, int32_t: remcp_clz32, default: remcp_clz64)(x)
+#define __cls(x) _Generic((x), uint32_t: remcp_cls32, int32_t: remcp_cls32, default: remcp_cls64)(x)
+#define __rbit(x) _Generic((x), uint32_t: remcp_rbit32, int32_t: remcp_rbit32, default: remcp_rbit64)(x)
+
+/* Vector lanes: population count per byte, sums across lanes, immediates repeated per lane. */
+static inline uint64_t __cnt_8b(uint64_t x) {
+  uint64_t r = 0;
+  for (int i = 0; i < 8; i++) r |= (uint64_t)__builtin_popcount((x >> (8 * i)) & 0xff) << (8 * i);
+  return r;
+}
+static inline unsigned __int128 __cnt_16b(unsigned __int128 x) {
+  return (unsigned __int128)__cnt_8b((uint64_t)x) | (unsigned __int128)__cnt_8b((uint64_t)(x >> 64)) << 64;
+}
+#define REMCP_ACROSS(name, T, bytes, lane)                              \
+  static inline uint64_t name(T x) {                                    \
+    uint64_t s = 0;                                                     \
+    for (int i = 0; i < (bytes) / (lane); i++)                          \
+      s += (uint64_t)(x >> (8 * (lane) * i)) & ((~0ull) >> (64 - 8 * (lane))); \
+    return s;                                                           \
+  }
+REMCP_ACROSS(remcp_sum_8b, uint64_t, 8, 1)
+REMCP_ACROSS(remcp_sum_16b, unsigned __int128, 16, 1)
+REMCP_ACROSS(remcp_sum_4h, uint64_t, 8, 2)
+REMCP_ACROSS(remcp_sum_8h, unsigned __int128, 16, 2)
+REMCP_ACROSS(remcp_sum_4s, unsigned __int128, 16, 4)
+#define __addv_8b(x) ((uint8_t)remcp_sum_8b(x))
+#define __addv_16b(x) ((uint8_t)remcp_sum_16b(x))
+#define __addv_4h(x) ((uint16_t)remcp_sum_4h(x))
+#define __addv_8h(x) ((uint16_t)remcp_sum_8h(x))
+#define __addv_4s(x) ((uint32_t)remcp_sum_4s(x))
+#define __uaddlv_8b(x) ((uint16_t)remcp_sum_8b(x))
+#define __uaddlv_16b(x) ((uint16_t)remcp_sum_16b(x))
+static inline uint64_t remcp_repeat(uint64_t imm, int lane) {
+  uint64_t m = lane == 8 ? ~0ull : (1ull << (8 * lane)) - 1, r = 0;
+  for (int i = 0; i < 8 / lane; i++) r |= (imm & m) << (8 * lane * i);
+  return r;
+}
+#define REMCP_WIDE(x) ((unsigned __int128)(x) | (unsigned __int128)(x) << 64)
+#define __movi_8b(imm) remcp_repeat((imm), 1)
+#define __movi_16b(imm) REMCP_WIDE(remcp_repeat((imm), 1))
+#define __movi_4h(imm) remcp_repeat((imm), 2)
+#define __movi_8h(imm) REMCP_WIDE(remcp_repeat((imm), 2))
+#define __movi_2s(imm) remcp_repeat((imm), 4)
+#define __movi_4s(imm) REMCP_WIDE(remcp_repeat((imm), 4))
+#define __movi_2d(imm) REMCP_WIDE((uint64_t)(imm))
+#define __movi(imm) ((uint64_t)(imm))
+
+/* Scalar floating point on the registers' bits: S registers are float, D registers double. */
+static inline float remcp_a64_f(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline double remcp_a64_d(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+static inline uint32_t remcp_a64_fb(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static inline uint64_t remcp_a64_db(double d) { uint64_t b; memcpy(&b, &d, 8); return b; }
+#define REMCP_A64_F2(name, expr)                                                            \
+  static inline uint32_t remcp_##name##_s(uint32_t x, uint32_t y) {                         \
+    float a = remcp_a64_f(x), b = remcp_a64_f(y); return remcp_a64_fb(expr); }              \
+  static inline uint64_t remcp_##name##_d(uint64_t x, uint64_t y) {                         \
+    double a = remcp_a64_d(x), b = remcp_a64_d(y); return remcp_a64_db(expr); }
+#define REMCP_A64_F1(name, expr)                                                            \
+  static inline uint32_t remcp_##name##_s(uint32_t x) { float a = remcp_a64_f(x); return remcp_a64_fb(expr); } \
+  static inline uint64_t remcp_##name##_d(uint64_t x) { double a = remcp_a64_d(x); return remcp_a64_db(expr); }
+REMCP_A64_F2(fadd, a + b)
+REMCP_A64_F2(fsub, a - b)
+REMCP_A64_F2(fmul, a * b)
+REMCP_A64_F2(fdiv, a / b)
+REMCP_A64_F2(fnmul, -(a * b))
+REMCP_A64_F2(fmaxnm, fmax(a, b))
+REMCP_A64_F2(fminnm, fmin(a, b))
+REMCP_A64_F1(fneg, -a)
+REMCP_A64_F1(fabs, fabs(a))
+REMCP_A64_F1(fsqrt, sqrt(a))
+REMCP_A64_F1(frintm, floor(a))
+REMCP_A64_F1(frintp, ceil(a))
+REMCP_A64_F1(frintz, trunc(a))
+REMCP_A64_F1(frinta, round(a))
+REMCP_A64_F1(frintn, nearbyint(a))
+#define REMCP_A64_PICK(name, x) _Generic((x), uint32_t: remcp_##name##_s, int32_t: remcp_##name##_s, default: remcp_##name##_d)
+#define __fadd(a, b) REMCP_A64_PICK(fadd, a)((a), (b))
+#define __fsub(a, b) REMCP_A64_PICK(fsub, a)((a), (b))
+#define __fmul(a, b) REMCP_A64_PICK(fmul, a)((a), (b))
+#define __fdiv(a, b) REMCP_A64_PICK(fdiv, a)((a), (b))
+#define __fnmul(a, b) REMCP_A64_PICK(fnmul, a)((a), (b))
+#define __fmaxnm(a, b) REMCP_A64_PICK(fmaxnm, a)((a), (b))
+#define __fminnm(a, b) REMCP_A64_PICK(fminnm, a)((a), (b))
+#define __fneg(a) REMCP_A64_PICK(fneg, a)(a)
+#define __fabs(a) REMCP_A64_PICK(fabs, a)(a)
+#define __fsqrt(a) REMCP_A64_PICK(fsqrt, a)(a)
+#define __frintm(a) REMCP_A64_PICK(frintm, a)(a)
+#define __frintp(a) REMCP_A64_PICK(frintp, a)(a)
+#define __frintz(a) REMCP_A64_PICK(frintz, a)(a)
+#define __frinta(a) REMCP_A64_PICK(frinta, a)(a)
+#define __frintn(a) REMCP_A64_PICK(frintn, a)(a)
+/* fmadd d, n, m, a = a + n * m (fused); fmsub = a - n * m. */
+#define __fmadd(n, m, a) _Generic((n), uint32_t: remcp_a64_fb(fmaf(remcp_a64_f(n), remcp_a64_f(m), remcp_a64_f(a))), \
+  default: remcp_a64_db(fma(remcp_a64_d(n), remcp_a64_d(m), remcp_a64_d(a))))
+#define __fmsub(n, m, a) _Generic((n), uint32_t: remcp_a64_fb(fmaf(-remcp_a64_f(n), remcp_a64_f(m), remcp_a64_f(a))), \
+  default: remcp_a64_db(fma(-remcp_a64_d(n), remcp_a64_d(m), remcp_a64_d(a))))
+
+/* Lane helpers for the NEON intrinsics below: a vector is its bits, lanes numbered from bit 0. */
+typedef unsigned __int128 remcp_vec;
+static inline uint64_t remcp_get(remcp_vec v, int bytes, int i) {
+  return (uint64_t)(v >> (8 * bytes * i)) & (bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1);
+}
+static inline remcp_vec remcp_put(remcp_vec v, int bytes, int i, uint64_t x) {
+  remcp_vec m = (bytes == 8 ? (remcp_vec)~0ull : (remcp_vec)((1ull << (8 * bytes)) - 1)) << (8 * bytes * i);
+  return (v & ~m) | (((remcp_vec)x << (8 * bytes * i)) & m);
+}
+static inline uint64_t remcp_ext(uint64_t x, int bytes, int sign) {
+  if (!sign || bytes == 8) return x;
+  int sh = 64 - 8 * bytes;
+  return (uint64_t)((int64_t)(x << sh) >> sh);
+}
+/* dup: one value in every lane; mvni: its complement. */
+#define REMCP_DUP(name, lane, total, T)                                                  \
+  static inline T name(uint64_t x) {                                                     \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < (total) / (lane); i++) r = remcp_put(r, lane, i, x);             \
+    return (T)r;                                                                         \
+  }
+REMCP_DUP(__dup_8b, 1, 8, uint64_t)
+REMCP_DUP(__dup_16b, 1, 16, remcp_vec)
+REMCP_DUP(__dup_4h, 2, 8, uint64_t)
+REMCP_DUP(__dup_8h, 2, 16, remcp_vec)
+REMCP_DUP(__dup_2s, 4, 8, uint64_t)
+REMCP_DUP(__dup_4s, 4, 16, remcp_vec)
+REMCP_DUP(__dup_2d, 8, 16, remcp_vec)
+#define __mvni_2s(imm) (~__dup_2s(imm))
+#define __mvni_4s(imm) (~__dup_4s(imm))
+#define __mvni_4h(imm) (~__dup_4h(imm))
+#define __mvni_8h(imm) (~__dup_8h(imm))
+/* ushll/sshll: lanes widened to twice their size, then shifted; the "2" forms take the upper
+   half of the source. */
+#define REMCP_XTL(name, from, sign, upper)                                               \
+  static inline remcp_vec name(remcp_vec v, uint64_t sh) {                               \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < 8 / (from); i++)                                                 \
+      r = remcp_put(r, 2 * (from), i,                                                    \
+        remcp_ext(remcp_get(v, from, i + (upper) * 8 / (from)), from, sign) << sh);      \
+    return r;                                                                            \
+  }
+REMCP_XTL(__ushll_8h, 1, 0, 0)
+REMCP_XTL(__ushll2_8h, 1, 0, 1)
+REMCP_XTL(__sshll_8h, 1, 1, 0)
+REMCP_XTL(__sshll2_8h, 1, 1, 1)
+REMCP_XTL(__ushll_4s, 2, 0, 0)
+REMCP_XTL(__ushll2_4s, 2, 0, 1)
+REMCP_XTL(__sshll_4s, 2, 1, 0)
+REMCP_XTL(__sshll2_4s, 2, 1, 1)
+REMCP_XTL(__ushll_2d, 4, 0, 0)
+REMCP_XTL(__ushll2_2d, 4, 0, 1)
+REMCP_XTL(__sshll_2d, 4, 1, 0)
+REMCP_XTL(__sshll2_2d, 4, 1, 1)
+/* uaddw/saddw: wide lanes plus the narrow lanes widened ("2": the upper narrow half). */
+#define REMCP_ADDW(name, to, sign, upper)                                                \
+  static inline remcp_vec name(remcp_vec a, remcp_vec b) {                               \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < 16 / (to); i++)                                                  \
+      r = remcp_put(r, to, i, remcp_get(a, to, i) +                                      \
+        remcp_ext(remcp_get(b, (to) / 2, i + (upper) * 8 / ((to) / 2)), (to) / 2, sign)); \
+    return r;                                                                            \
+  }
+REMCP_ADDW(__uaddw_8h, 2, 0, 0)
+REMCP_ADDW(__uaddw2_8h, 2, 0, 1)
+REMCP_ADDW(__saddw_8h, 2, 1, 0)
+REMCP_ADDW(__saddw2_8h, 2, 1, 1)
+REMCP_ADDW(__uaddw_4s, 4, 0, 0)
+REMCP_ADDW(__uaddw2_4s, 4, 0, 1)
+REMCP_ADDW(__saddw_4s, 4, 1, 0)
+REMCP_ADDW(__saddw2_4s, 4, 1, 1)
+REMCP_ADDW(__uaddw_2d, 8, 0, 0)
+REMCP_ADDW(__uaddw2_2d, 8, 0, 1)
+REMCP_ADDW(__saddw_2d, 8, 1, 0)
+REMCP_ADDW(__saddw2_2d, 8, 1, 1)
+/* uaddlp: adjacent pairs of lanes added into one lane of twice the size. */
+#define REMCP_ADDLP(name, to, total, T)                                                  \
+  static inline T name(remcp_vec v) {                                                    \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < (total) / (to); i++)                                             \
+      r = remcp_put(r, to, i, remcp_get(v, (to) / 2, 2 * i) + remcp_get(v, (to) / 2, 2 * i + 1)); \
+    return (T)r;                                                                         \
+  }
+REMCP_ADDLP(__uaddlp_4h, 2, 8, uint64_t)
+REMCP_ADDLP(__uaddlp_8h, 2, 16, remcp_vec)
+REMCP_ADDLP(__uaddlp_2s, 4, 8, uint64_t)
+REMCP_ADDLP(__uaddlp_4s, 4, 16, remcp_vec)
+/* rev64: lanes reversed inside each 64-bit half. */
+#define REMCP_REV64(name, lane, total, T)                                                \
+  static inline T name(remcp_vec v) {                                                    \
+    remcp_vec r = 0;                                                                     \
+    int n = 8 / (lane);                                                                  \
+    for (int i = 0; i < (total) / (lane); i++)                                           \
+      r = remcp_put(r, lane, i, remcp_get(v, lane, (i / n) * n + (n - 1 - i % n)));      \
+    return (T)r;                                                                         \
+  }
+REMCP_REV64(__rev64_8b, 1, 8, uint64_t)
+REMCP_REV64(__rev64_16b, 1, 16, remcp_vec)
+REMCP_REV64(__rev64_4h, 2, 8, uint64_t)
+REMCP_REV64(__rev64_8h, 2, 16, remcp_vec)
+REMCP_REV64(__rev64_2s, 4, 8, uint64_t)
+REMCP_REV64(__rev64_4s, 4, 16, remcp_vec)
+
+#endif
