@@ -69,8 +69,8 @@ Deno.test("decompile() stops with Timeout naming the stage when the budget runs 
 });
 
 /** A one-block function of `hex` at 0x1000. */
-async function straight(hex: string, bits: 32 | 64 = 64) {
-  const d = await createDecoder(bits === 64 ? "x86_64" : "x86");
+async function straight(hex: string, bits: 32 | 64 = 64, arch?: "aarch64") {
+  const d = await createDecoder(arch ?? (bits === 64 ? "x86_64" : "x86"));
   const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
   const end = 0x1000 + bytes(hex).length;
   const fn: FunctionInfo = {
@@ -87,6 +87,7 @@ async function straight(hex: string, bits: 32 | 64 = 64) {
     fn,
     insns,
     bits,
+    ...(arch ? { arch } : {}),
     format: "elf",
     isNoReturn: () => false,
     isString: () => false,
@@ -104,6 +105,30 @@ Deno.test("decompile() types SSE arguments and returns as double and float", asy
   const g = render(decompile(await straight("f30f2acff30f58c1c3")), "g", names);
   assert.match(g.code, /^float g\(int32_t arg1, float arg2\)/);
   assert.match(g.code, /return arg2 \+ \(float\)arg1;/);
+});
+
+Deno.test("decompile() types AArch64 v-register arguments and returns as double and float", async () => {
+  // The words below are little-endian, from aarch64-linux-gnu-gcc -O2.
+  // double f(double a, double b) { return a * b + 1.0; }: fmov d2, #1.0; fmadd d0, d0, d1, d2
+  const f = render(
+    decompile(await straight("02106e1e0008411fc0035fd6", 64, "aarch64")),
+    "f",
+    names,
+  );
+  assert.match(f.code, /^double f\(double arg1, double arg2\)/);
+  assert.match(f.code, /return fma\(arg1, arg2, 1\.0\);/);
+  // float g(float a, int n) { return a + (float)n; }: scvtf s1, w0; fadd s0, s1, s0
+  const g = render(
+    decompile(await straight("0100221e2028201ec0035fd6", 64, "aarch64")),
+    "g",
+    names,
+  );
+  assert.match(g.code, /^float g\(int32_t arg1, float arg2\)/);
+  assert.match(g.code, /return \(float\)arg1 \+ arg2;/);
+  // int h(double a) { return (int)a; }: fcvtzs w0, d0
+  const h = render(decompile(await straight("0000781ec0035fd6", 64, "aarch64")), "h", names);
+  assert.match(h.code, /^u?int32_t h\(double arg1\)/);
+  assert.match(h.code, /return \(int32_t\)arg1;/);
 });
 
 Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", async () => {

@@ -329,6 +329,8 @@ export class Printer {
         return call("sqrt");
       case "__fabs":
         return call("fabs");
+      case "__fma":
+        return call("fma");
       case "__fmin":
       case "__fmax":
         return {

@@ -7,7 +7,7 @@
  *
  * Semantics (what recompiled output must do): IEEE arithmetic in the operand size; `__fmin(a, b)`
  * and `__fmax(a, b)` are `a < b ? a : b` and `a > b ? a : b` (the SSE rule: the second operand
- * when unordered); `__itof` converts a signed integer, `__ftoi` truncates toward zero and
+ * when unordered); `__fma(a, b, c)` is `a * b + c` rounded once (C's fma); `__itof` converts a signed integer, `__ftoi` truncates toward zero and
  * `__ftoi_rint` rounds in the current mode; `__fconv` converts between float sizes; the compare
  * flags of x86's ucomis* are `__flt` (below or unordered), `__fle` (below, equal or unordered),
  * `__feq` (equal or unordered), `__funordered`.
@@ -29,6 +29,7 @@ export const FLOAT_OPS: Readonly<Record<string, FloatOp>> = {
   __fmin: { result: "f", args: ["f", "f"] },
   __fmax: { result: "f", args: ["f", "f"] },
   __fsqrt: { result: "f", args: ["f"] },
+  __fma: { result: "f", args: ["f", "f", "f"] },
   __fabs: { result: "f", args: ["f"] },
   __fneg: { result: "f", args: ["f"] },
   __fconv: { result: "f", args: ["f"] },

@@ -160,7 +160,7 @@ function run(
     try {
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
       const dec = run(d, callee, body, decoder, cache, Math.min(budgetMs, 500), false);
-      const floats = dec.params.filter((p) => p.k === "reg" && /^xmm\d+$/.test(p.name)).length;
+      const floats = dec.params.filter((p) => p.k === "reg" && /^(xmm|v)\d+$/.test(p.name)).length;
       const s = {
         params: dec.params.length - floats,
         floatParams: floats,

@@ -114,7 +114,7 @@ export function inferTypes(
       }
       if (s.k === "call") {
         for (const d of s.defs) {
-          if (/^(xmm0|st0)$/.test(d.name) && isFloatSize(d.size)) floats.add(varKey(d));
+          if (/^(xmm0|st0|v0)$/.test(d.name) && isFloatSize(d.size)) floats.add(varKey(d));
         }
       }
       if (s.k === "set") {
@@ -157,10 +157,10 @@ export function inferTypes(
 
 /**
  * Registers whose values are floating point by the ABI: the entry values of the SSE argument
- * registers (`xmm0`…, the low half) and of the x87 stack.
+ * registers (`xmm0`…, AArch64's `v0`…, the low half) and of the x87 stack.
  */
 export function isFloatRegister(name: string, ver: number | undefined): boolean {
   // The x87 stack holds floats only.
   if (/^(fp|fpm)\d+$|^st0$/.test(name)) return true;
-  return ver === 0 && /^xmm\d+$/.test(name);
+  return ver === 0 && /^(xmm|v)\d+$/.test(name);
 }

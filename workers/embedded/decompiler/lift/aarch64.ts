@@ -805,8 +805,9 @@ export class Aarch64Lifter {
     // A vector operation's lanes come from its arrangement: `cnt v0.8b` is `__cnt_8b`.
     const lanes = ops.map((o) => o.k === "reg" ? /\.(\d+[bhsd])$/.exec(o.name)?.[1] : undefined)
       .find((x) => x !== undefined);
+    const typed = lanes === undefined ? scalarFloat(m, args, size) : undefined;
     const name = `__${m.replace(/[^a-z0-9]+/g, "_")}${lanes ? `_${lanes}` : ""}`;
-    const r = this.#tmp({ k: "intr", name, args, size });
+    const r = this.#tmp(typed ?? { k: "intr", name, args, size });
     this.writeReg(o0.name, r);
     return undefined;
   }
@@ -856,6 +857,57 @@ export class Aarch64Lifter {
     }
     this.flags = unknownFlags(outs[0] ?? constant(0, 1), this.#at);
   }
+}
+
+/** `name(args)`, one of float.ts's operations. */
+function fop(name: string, args: Expr[], size: number): Expr {
+  return { k: "intr", name, args, size };
+}
+
+/**
+ * Scalar floating point (`fadd d0, d1, d2`, `scvtf s0, w1`) as float.ts's typed operations, so
+ * C shows `double` and `float` arithmetic; undefined for an instruction with no exact
+ * counterpart there (it stays `__<mnemonic>`).
+ * `__fadd`, `__fsub`, `__fmul`, `__fdiv`, `__fneg`, `__fabs` and `__fsqrt` already carry
+ * float.ts's names; fmin and fmax do not (AArch64 returns NaN when either operand is, SSE the
+ * second operand).
+ */
+function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
+  const float = (e: Expr | undefined) => e !== undefined && (e.size === 4 || e.size === 8);
+  const [a, b, c] = args;
+  switch (m) {
+    case "fcvt":
+      return args.length === 1 && float(a) && (size === 4 || size === 8)
+        ? fop("__fconv", args, size)
+        : undefined;
+    case "scvtf":
+    case "ucvtf":
+      if (args.length !== 1 || !(size === 4 || size === 8) || !a) return undefined;
+      // An unsigned 32-bit source is a signed 64-bit one after zero extension; a 64-bit one
+      // has no exact signed form.
+      if (m === "scvtf") return fop("__itof", args, size);
+      return a.size === 4 ? fop("__itof", [ext(a, 8, false)], size) : undefined;
+    case "fcvtzs":
+      return args.length === 1 && float(a) ? fop("__ftoi", args, size) : undefined;
+    case "fcvtzu":
+      // Into 32 bits: the truncation toward zero as a 64-bit signed value, whose low half
+      // it is for every value in range.
+      return args.length === 1 && float(a) && size === 4
+        ? { k: "trunc", a: fop("__ftoi", args, 8), size: 4 }
+        : undefined;
+    case "fmadd":
+    case "fmsub":
+    case "fnmadd":
+    case "fnmsub": {
+      // Fused: `fmadd d0, n, m, a` is fma(n, m, a), rounded once.
+      if (args.length !== 3 || !a || !b || !c || !float(a) || a.size !== size) return undefined;
+      const neg = (e: Expr) => fop("__fneg", [e], e.size);
+      const n = m === "fmsub" || m === "fnmadd" ? neg(a) : a;
+      const acc = m === "fnmadd" || m === "fnmsub" ? neg(c) : c;
+      return fop("__fma", [n, b, acc], size);
+    }
+  }
+  return undefined;
 }
 
 /** Thrown inside a handler to fall back to the `__asm_` form. */
