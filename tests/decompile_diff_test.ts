@@ -52,7 +52,8 @@ const SUBSET = [
 
 /**
  * The share of SUBSET that must come out equivalent: what the decompiler reached when this was
- * last measured (28 of 28 with gcc and with aarch64-linux-gnu-gcc; the whole x86-64 corpus at gcc -O0 was 96.1 %, its misses all floating point).
+ * last measured (28 of 28 with gcc and with aarch64-linux-gnu-gcc; the whole x86-64 corpus at
+ * gcc -O0 was 96.1 %, its misses all floating point).
  */
 const MIN_EQUIVALENT = 1;
 
