@@ -869,8 +869,8 @@ function fop(name: string, args: Expr[], size: number): Expr {
  * C shows `double` and `float` arithmetic; undefined for an instruction with no exact
  * counterpart there (it stays `__<mnemonic>`).
  * `__fadd`, `__fsub`, `__fmul`, `__fdiv`, `__fneg`, `__fabs` and `__fsqrt` already carry
- * float.ts's names; fmin and fmax do not (AArch64 returns NaN when either operand is, SSE the
- * second operand).
+ * float.ts's names. So do fmin and fmax, though not its meaning where an operand is NaN or both
+ * are zeros (AArch64 gives the NaN and -0.0, SSE the second operand): a known difference.
  */
 function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   const float = (e: Expr | undefined) => e !== undefined && (e.size === 4 || e.size === 8);

@@ -304,6 +304,45 @@ Deno.test("Aarch64Lifter floating point: typed intrinsics, bit moves, fcmp condi
   assert(s.effects.some((e) => e.name === "__fle"));
 });
 
+Deno.test("Aarch64Lifter scalar conversions and fused multiply-adds as float.ts's operations", async () => {
+  const show = (e: Expr): string => {
+    switch (e.k) {
+      case "intr":
+        return `${e.name}(${e.args.map(show).join(", ")}):${e.size}`;
+      case "reg":
+        return e.name;
+      case "trunc":
+        return `trunc${e.size}(${show(e.a)})`;
+      case "ext":
+        return `${e.signed ? "s" : "z"}ext${e.size}(${show(e.a)})`;
+      default:
+        return e.k;
+    }
+  };
+  // The operation each instruction computes (the first value it names).
+  const op = async (hex: string) => {
+    const { stmts } = await lift(hex);
+    const set = stmts.find((s) => s.k === "set" && s.dst.k === "tmp");
+    assert(set?.k === "set");
+    return show(set.src);
+  };
+  // fnmsub d0, d1, d2, d3: d1 * d2 - d3, rounded once
+  assertEquals(await op("208c621f"), "__fma(v1, v2, __fneg(v3):8):8");
+  // fmsub s0, s1, s2, s3: s3 - s1 * s2
+  assertEquals(
+    await op("208c021f"),
+    "__fma(__fneg(trunc4(v1)):4, trunc4(v2), trunc4(v3)):4",
+  );
+  // ucvtf d0, w1: an unsigned 32-bit value is a signed 64-bit one
+  assertEquals(await op("2000631e"), "__itof(zext8(trunc4(x1))):8");
+  // ucvtf d0, x1 has no signed form: it stays the mnemonic's intrinsic
+  assertEquals(await op("2000639e"), "__ucvtf(x1):8");
+  // fcvtzu w0, d1
+  assertEquals(await op("2000791e"), "trunc4(__ftoi(v1):8)");
+  // fcvt s0, d1
+  assertEquals(await op("2040621e"), "__fconv(v1):4");
+});
+
 Deno.test("Aarch64Lifter calls, indirect jumps and address materialization", async () => {
   // adrp x0, 0x1000 (page of 0x1000 here); add x0, x0, #0x20; bl; blr x3; br x4
   const { stmts, control } = await lift("00000090008000918000009460003fd680001fd6");
