@@ -875,7 +875,22 @@ function fop(name: string, args: Expr[], size: number): Expr {
 function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   const float = (e: Expr | undefined) => e !== undefined && (e.size === 4 || e.size === 8);
   const [a, b, c] = args;
+  // A fixed-point form (`scvtf d0, w1, #2`, `fcvtzs w0, d1, #2`) scales by 2^bits: exactly a
+  // division or multiplication by that power of two after or before the conversion.
+  if (/^(scvtf|ucvtf|fcvtzs|fcvtzu)$/.test(m) && args.length === 2 && a && b?.k === "const") {
+    const scale = (fsize: number) => floatBits(2 ** Number(b.value), fsize);
+    if (m.endsWith("f")) {
+      const converted = scalarFloat(m, [a], size);
+      return converted && fop("__fdiv", [converted, scale(size)], size);
+    }
+    return float(a) ? scalarFloat(m, [fop("__fmul", [a, scale(a.size)], a.size)], size) : undefined;
+  }
   switch (m) {
+    case "fnmul":
+      // -(a * b): negating the rounded product is the same value.
+      return args.length === 2 && float(a) && a?.size === size
+        ? fop("__fneg", [fop("__fmul", args, size)], size)
+        : undefined;
     case "fcvt":
       return args.length === 1 && float(a) && (size === 4 || size === 8)
         ? fop("__fconv", args, size)

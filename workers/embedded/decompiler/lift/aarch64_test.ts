@@ -315,6 +315,8 @@ Deno.test("Aarch64Lifter scalar conversions and fused multiply-adds as float.ts'
         return `trunc${e.size}(${show(e.a)})`;
       case "ext":
         return `${e.signed ? "s" : "z"}ext${e.size}(${show(e.a)})`;
+      case "const":
+        return `0x${e.value.toString(16)}`;
       default:
         return e.k;
     }
@@ -341,6 +343,12 @@ Deno.test("Aarch64Lifter scalar conversions and fused multiply-adds as float.ts'
   assertEquals(await op("2000791e"), "trunc4(__ftoi(v1):8)");
   // fcvt s0, d1
   assertEquals(await op("2040621e"), "__fconv(v1):4");
+  // fnmul d0, d1, d2: -(d1 * d2)
+  assertEquals(await op("2088621e"), "__fneg(__fmul(v1, v2):8):8");
+  // Fixed point. scvtf d0, w1, #2: (double)w1 / 4.0
+  assertEquals(await op("20f8421e"), "__fdiv(__itof(trunc4(x1)):8, 0x4010000000000000):8");
+  // fcvtzs w0, d1, #3: (int32_t)(d1 * 8.0)
+  assertEquals(await op("20f4581e"), "__ftoi(__fmul(v1, 0x4020000000000000):8):4");
 });
 
 Deno.test("Aarch64Lifter calls, indirect jumps and address materialization", async () => {
