@@ -7,7 +7,8 @@
 import type { Insn } from "../arch/types.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import { constant, type IrBlock, type IrFunction, type Stmt, type Term } from "./ir.ts";
-import { type Control, type LiftedInsn, X86Lifter } from "./lift/x86.ts";
+import { X86Lifter } from "./lift/x86.ts";
+import type { Control, LiftedInsn } from "./lift/lifted.ts";
 
 /** What the builder asks about the rest of the program. */
 export interface BuildContext {

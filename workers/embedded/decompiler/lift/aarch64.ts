@@ -19,7 +19,7 @@ import {
   unknownFlags,
 } from "./aarch64_flags.ts";
 import { type A64Operand, parseOperands, type Shift } from "./aarch64_operands.ts";
-import type { Control, LiftedInsn } from "./x86.ts";
+import { type Control, type LiftedInsn, Unmodelled } from "./lifted.ts";
 
 type Mem = A64Operand & { k: "mem" };
 
@@ -924,9 +924,6 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   }
   return undefined;
 }
-
-/** Thrown inside a handler to fall back to the `__asm_` form. */
-class Unmodelled extends Error {}
 
 const SHIFTS: Record<string, BinOp> = { lsl: "shl", lsr: "shr", asr: "sar" };
 

@@ -1,10 +1,10 @@
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { createDecoder } from "../../arch/decoder.ts";
 import type { Decoder } from "../../arch/types.ts";
+import { bytes, liftAll } from "./_testing.ts";
 import { Aarch64Lifter } from "./aarch64.ts";
-import type { Control } from "./x86.ts";
 import { run, type State, stateOf, writeMem } from "../interp.ts";
-import { type Const, constant, type Expr, type Stmt } from "../ir.ts";
+import { type Const, constant, type Expr } from "../ir.ts";
 import { fcmpFlags, holds } from "./aarch64_flags.ts";
 import { parseOperands } from "./aarch64_operands.ts";
 
@@ -16,22 +16,10 @@ async function decoder(): Promise<Decoder> {
   return shared ??= await createDecoder("aarch64");
 }
 
-const bytes = (hex: string) => Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
-
 async function lift(hex: string) {
   const d = await decoder();
   const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
-  const lifter = new Aarch64Lifter();
-  const stmts: Stmt[] = [];
-  let control: Control | undefined;
-  let lifted = 0;
-  for (const i of insns) {
-    const r = lifter.lift(i);
-    stmts.push(...r.stmts);
-    control = r.control;
-    if (r.lifted) lifted++;
-  }
-  return { stmts, control, lifted, count: insns.length };
+  return liftAll(new Aarch64Lifter(), insns);
 }
 
 async function exec(

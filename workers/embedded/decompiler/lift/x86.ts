@@ -9,21 +9,7 @@ import type { Insn, Operand } from "../../arch/types.ts";
 import { type BinOp, constant, type Expr, type Reg, reg, type Stmt, type Tmp } from "../ir.ts";
 import { carry, condition, conditionName, type FlagState } from "./flags.ts";
 import { regSlice } from "./x86_regs.ts";
-
-/** How an instruction changes control flow, for the block builder. */
-export type Control =
-  | { k: "cjump"; cond: Expr; target: number }
-  | { k: "jump"; target: Expr }
-  | { k: "call"; target: Expr }
-  | { k: "ret" }
-  | { k: "stop"; why: string };
-
-/** One instruction's IR. `lifted` is false when it became an `__asm_` statement. */
-export interface LiftedInsn {
-  stmts: Stmt[];
-  control?: Control;
-  lifted: boolean;
-}
+import { type Control, type LiftedInsn, Unmodelled } from "./lifted.ts";
 
 // Instructions with no effect the IR models.
 const NO_EFFECT = new Set([
@@ -1410,6 +1396,3 @@ export class X86Lifter {
     if (outs[0]) this.flags.res = outs[0].tmp;
   }
 }
-
-/** Thrown inside a handler to fall back to the `__asm_` form. */
-class Unmodelled extends Error {}

@@ -1,9 +1,9 @@
 import { deepEqual as assertEquals, notDeepEqual as assertNotEquals } from "node:assert/strict";
 import { createDecoder } from "../../arch/decoder.ts";
 import type { Decoder } from "../../arch/types.ts";
-import { type Control, X86Lifter } from "./x86.ts";
+import { bytes, liftAll } from "./_testing.ts";
+import { X86Lifter } from "./x86.ts";
 import { evaluate, readMem, run, type State, stateOf, writeMem } from "../interp.ts";
-import type { Stmt } from "../ir.ts";
 
 const decoders = new Map<number, Decoder>();
 async function decoder(bits: 32 | 64): Promise<Decoder> {
@@ -15,23 +15,12 @@ async function decoder(bits: 32 | 64): Promise<Decoder> {
   return d;
 }
 
-const bytes = (hex: string) => Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
-
 /** Lifts the instructions in `hex` (one lifter, flags carried); returns statements and the last control. */
 async function lift(hex: string, bits: 32 | 64 = 64) {
   const d = await decoder(bits);
   const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
   const lifter = new X86Lifter(bits);
-  const stmts: Stmt[] = [];
-  let control: Control | undefined;
-  let lifted = 0;
-  for (const i of insns) {
-    const r = lifter.lift(i);
-    stmts.push(...r.stmts);
-    control = r.control;
-    if (r.lifted) lifted++;
-  }
-  return { stmts, control, lifted, count: insns.length, lifter };
+  return { ...liftAll(lifter, insns), lifter };
 }
 
 async function exec(hex: string, regs: Record<string, bigint | number>, bits: 32 | 64 = 64) {
