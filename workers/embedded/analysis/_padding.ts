@@ -39,7 +39,7 @@ export function paddingAt(arch: string, b: Uint8Array, i: number, little: boolea
   const v = width === 2
     ? (little ? b[i]! | (b[i + 1]! << 8) : (b[i]! << 8) | b[i + 1]!)
     : new DataView(b.buffer, b.byteOffset + i, 4).getUint32(0, little);
-  if (v === 0) return width;
+  if (v === 0) return arch === "ppc" || arch === "ppc64" ? tracebackTableAt(b, i, little) : width;
   if (arch === "aarch64" && (v === 0xd503201f)) return 4;
   if (arch === "arm" && (v === 0xbf00 || v === 0x46c0)) return 2;
   if ((arch === "riscv32" || arch === "riscv64") && v === 0x0001) return 2;
@@ -50,6 +50,47 @@ export function paddingAt(arch: string, b: Uint8Array, i: number, little: boolea
   }
   if ((arch === "ppc" || arch === "ppc64") && (v === 0x60000000 || v === 0x60420000)) return 4; // nop, ori r2,r2,0
   return 0;
+}
+
+/**
+ * Bytes of the PowerPC traceback table starting with the zero word at `b[i]` (at least that
+ * word). GCC puts one after each function's last instruction: a zero word, then version 0, a
+ * language byte, four flag bytes and the parameter counts; with `has_tboff` set, optional
+ * fields follow (parameter types, the offset back to the start, the name). Such tables are
+ * data between functions, and only between functions: code aligns its loops with plain nops.
+ */
+function tracebackTableAt(b: Uint8Array, i: number, little: boolean): number {
+  if (i + 12 > b.length || b[i + 4] !== 0 || b[i + 5]! > 0x20) return 4;
+  const flags1 = b[i + 6]!;
+  const flags2 = b[i + 7]!;
+  let n = 12;
+  if ((flags1 & 0x20) !== 0) {
+    // has_tboff: the optional part.
+    if (b[i + 10] !== 0 || (b[i + 11]! >> 1) !== 0) n += 4; // parameter types
+    n += 4; // tb_offset
+    if ((flags2 & 0x40) !== 0 && i + n + 2 <= b.length) {
+      const len = little ? b[i + n]! | (b[i + n + 1]! << 8) : (b[i + n]! << 8) | b[i + n + 1]!;
+      n += 2 + len;
+    }
+    if ((flags2 & 0x20) !== 0) n += 1; // alloca register
+    n = (n + 3) & ~3;
+  }
+  return Math.min(n, b.length - i);
+}
+
+/**
+ * Where the padding at the start of `b` ends (0 when none): the bytes a jump at the end of a
+ * function skips when it is a tail call to the function after the padding. On PowerPC the
+ * padding between functions begins with a traceback table (a zero word); nops alone align
+ * loop heads inside a function, so a jump over them is an ordinary jump.
+ */
+export function functionPaddingEnd(arch: string, b: Uint8Array, little: boolean): number {
+  if ((arch === "ppc" || arch === "ppc64") && (b.length < 4 || b[0]! | b[1]! | b[2]! | b[3]!)) {
+    return 0;
+  }
+  let i = 0;
+  for (let n; i < b.length && (n = paddingAt(arch, b, i, little)) > 0;) i += n;
+  return i;
 }
 
 /** Whether the bytes at `b[i]` begin with a typical function prologue. */
@@ -71,6 +112,13 @@ export function prologueAt(image: BinaryImage, b: Uint8Array, i: number): boolea
     const w = new DataView(b.buffer, b.byteOffset + i, 4).getUint32(0, image.endian === "little");
     // stp x29, x30, [sp, #-N]!  |  paciasp  |  bti c
     return ((w & 0xffc07fff) >>> 0) === 0xa9807bfd || w === 0xd503233f || w === 0xd503245f;
+  }
+  if (arch === "ppc64") {
+    if (i % 4 !== 0 || i + 8 > b.length) return false;
+    const v = new DataView(b.buffer, b.byteOffset + i, 8);
+    const little = image.endian === "little";
+    // ELFv2 global entry: addis r2, r12, hi; addi r2, r2, lo (the TOC pointer).
+    return v.getUint32(0, little) >>> 16 === 0x3c4c && v.getUint32(4, little) >>> 16 === 0x3842;
   }
   return false;
 }

@@ -13,8 +13,9 @@ import { explore, type ExploreContext, type Trace } from "./_explore.ts";
 import { switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
-import { paddingAt, prologueAt } from "./_padding.ts";
+import { functionPaddingEnd, paddingAt, prologueAt } from "./_padding.ts";
 import { Pacer, type ProgressCallback } from "./_pacer.ts";
+import { badOnlyAfterCalls } from "./_ppc64.ts";
 import type { AnalysisData, FunctionSource } from "./types.ts";
 
 /** Options of {@link analyze}. */
@@ -204,17 +205,8 @@ class Discovery {
       isGlobalEntry: image.arch === "ppc64" ? (a) => isTocSetup(image, a) : undefined,
       checkBudget: () => pacer.check(),
       sectionEnd: (a) => this.cache.rangeEnd(a) ?? Infinity,
-      paddingEnd: (a) => {
-        const b = image.readUpTo(a, 64);
-        let i = 0;
-        for (
-          let n;
-          i < b.length && (n = paddingAt(image.arch, b, i, image.endian === "little")) > 0;
-        ) {
-          i += n;
-        }
-        return a + i;
-      },
+      paddingEnd: (a) =>
+        a + functionPaddingEnd(image.arch, image.readUpTo(a, 64), image.endian === "little"),
     };
   }
 
@@ -352,7 +344,11 @@ class Discovery {
             queue.push(seeds.get(c.to)!);
           }
         }
-        for (const e of t.edges) if (e.kind === "tail") tails.push(this.#globalEntry(e.to));
+        // A lazy-binding stub's jump goes to the resolver (PowerPC64 `__glink_PLTresolve` at the
+        // end of `.text`): import machinery, not a function.
+        if (s.source !== "import") {
+          for (const e of t.edges) if (e.kind === "tail") tails.push(this.#globalEntry(e.to));
+        }
         this.codePointers.push(...t.codePointers);
         if (pacer.due()) await pacer.tick(0.05 + 0.4 * (qi / queue.length), "Exploring functions");
       }
@@ -401,7 +397,8 @@ class Discovery {
     const head = probe.insns.get(a);
     // `b .` after the call to __libc_start_main (MIPS `hlt`) is a trap, not a function.
     if (
-      probe.bad || head === undefined || head.flow === "trap" ||
+      (probe.bad && !(image.arch === "ppc64" && badOnlyAfterCalls(image, probe, cache))) ||
+      head === undefined || head.flow === "trap" ||
       (head.flow === "jump" && head.target === a)
     ) return false;
     // Strictly inside a function whose extent a symbol or an unwind entry gives: that

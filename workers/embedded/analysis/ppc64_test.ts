@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { createDecoder } from "../arch/decoder.ts";
+import { parseRaw } from "../formats/raw.ts";
+import { analyze } from "./analyze.ts";
+import { functionPaddingEnd, paddingAt } from "./_padding.ts";
+import { analyzeFixture, truthOf } from "./_test_fixtures.ts";
+
+const BASE = 0x10000;
+
+/** Little-endian words and raw byte runs, in order, as one blob. */
+function blob(...parts: (number | number[])[]): Uint8Array {
+  const out: number[] = [];
+  for (const p of parts) {
+    if (Array.isArray(p)) out.push(...p);
+    else out.push(p & 0xff, (p >>> 8) & 0xff, (p >>> 16) & 0xff, p >>> 24);
+  }
+  return new Uint8Array(out);
+}
+
+const BLR = 0x4e800020;
+const NOP = 0x60000000;
+const ORI_R2 = 0x60420000;
+/** GCC's traceback table after a function that saves LR: zero word, then 8 bytes. */
+const TBTAB = [0, 0, 0, 0, 0, 0, 0, 1, 0x80, 1, 0, 0];
+
+async function starts(bytes: Uint8Array): Promise<number[]> {
+  const image = parseRaw(bytes, "ppc64le", BASE);
+  const a = await analyze(image, await createDecoder("ppc64", { endian: "little" }));
+  return a.functions().map((f) => f.start - BASE);
+}
+
+Deno.test("PowerPC traceback tables are padding; nops alone are not a function's end", () => {
+  const t = blob(TBTAB, NOP, ORI_R2, BLR);
+  assert.equal(paddingAt("ppc64", t, 0, true), 12);
+  assert.equal(functionPaddingEnd("ppc64", t, true), 20);
+  // Optional part (has_tboff, name present): parameter types, tb_offset, a 4-byte name.
+  const named = blob([0, 0, 0, 0, 0, 0, 0x20, 0x41, 0x80, 1, 2, 0], 0, 0x40, [4, 0], [
+    0x6d,
+    0x61,
+    0x69,
+    0x6e,
+  ], NOP);
+  assert.equal(paddingAt("ppc64", named, 0, true), 28);
+  // Nops align loop heads inside a function: a jump over them is no tail call.
+  assert.equal(functionPaddingEnd("ppc64", blob(NOP, ORI_R2, BLR), true), 0);
+  assert.equal(functionPaddingEnd("aarch64", blob(0xd503201f, BLR), true), 4);
+});
+
+Deno.test("a PowerPC64 jump over nops to a loop head stays inside the function", async () => {
+  const loop = blob(
+    0x39200000, // li r9, 0
+    0x4800000c, // b loop
+    NOP,
+    ORI_R2,
+    0x39290001, // loop: addi r9, r9, 1
+    0x2c29000a, // cmpdi r9, 10
+    0x4082fff8, // bne loop
+    BLR,
+  );
+  assert.deepEqual(await starts(loop), [0]);
+});
+
+Deno.test("a PowerPC64 function found in a gap may end in a call into its traceback table", async () => {
+  const code = blob(
+    BLR, // entry
+    TBTAB,
+    0x7c0802a6, // f: mflr r0 (nothing calls f)
+    0xf8010010, // std r0, 16(r1)
+    0xf821ffe1, // stdu r1, -32(r1)
+    0x48000015, // bl g: g never returns, which is not known yet when the gap scan probes f
+    TBTAB,
+    NOP,
+    0x38600001, // g: li r3, 1
+    0x48000000, // b .
+  );
+  assert.deepEqual(await starts(code), [0, 0x10, 0x30]);
+});
+
+Deno.test("analyze() finds PowerPC64 functions without .eh_frame, and no others", async () => {
+  const name = "elf_ppc64le_gcc_O2_stripped_noehframe";
+  const a = await analyzeFixture(name);
+  const truth = new Set(truthOf(name).functions.map((f) => Number(f.address)));
+  for (const f of truthOf(name).functions) {
+    assert.ok(a.functionStartingAt(Number(f.address)) !== undefined, `${f.name} not found`);
+  }
+  // Import stubs aside (the linker's call stubs and the lazy-binding resolver after them).
+  const extra = a.functions().filter((f) => f.source !== "import" && !truth.has(f.start));
+  assert.deepEqual(extra.map((f) => `0x${f.start.toString(16)} ${f.source}`), []);
+});
