@@ -422,11 +422,20 @@ export function resolveRisc(
   return loose && { table, targets: loose, bounded: false };
 }
 
-/** Whether the register `jump` goes through was last set by a load (`ld a5, 0(a5); jr a5`). */
+/**
+ * Whether the register `jump` goes through was last set by a load (`ld a5, 0(a5); jr a5`,
+ * `ldx r9, r28, r7; mtctr r9; bctr`).
+ */
 export function loadsJumpRegister(jump: RiscText, back: readonly RiscText[]): boolean {
-  const r = reg(operands(jump.ops)[0]);
+  let r = reg(operands(jump.ops)[0]);
+  let from = 0;
+  if (bare(jump.mnemonic) === "bctr") {
+    // PowerPC jumps through CTR: the register is the one `mtctr` copied.
+    from = back.findIndex((t) => t.mnemonic === "mtctr") + 1;
+    r = from > 0 ? reg(operands(back[from - 1]!.ops)[0]) : undefined;
+  }
   if (r === undefined) return false;
-  for (const t of back) {
+  for (const t of back.slice(from)) {
     const ops = operands(t.ops);
     if (reg(ops[0]) !== r || STORE.test(bare(t.mnemonic)) || COMPARE.test(bare(t.mnemonic))) {
       continue;

@@ -15,7 +15,7 @@ import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { functionPaddingEnd, paddingAt, prologueAt } from "./_padding.ts";
 import { Pacer, type ProgressCallback } from "./_pacer.ts";
-import { badOnlyAfterCalls } from "./_ppc64.ts";
+import { badOnlyAfterCalls, startMain, tocPairPointer } from "./_ppc64.ts";
 import type { AnalysisData, FunctionSource } from "./types.ts";
 
 /** Options of {@link analyze}. */
@@ -186,6 +186,7 @@ class Discovery {
       this.slotTarget.set(imp.slot ?? imp.address, imp.address);
     }
     const pacer = this.pacer;
+    const toc = fixedRegisters(image).r2;
     this.ctx = {
       cache: this.cache,
       isFunctionStart: (a) => this.seeds.has(a),
@@ -199,6 +200,8 @@ class Discovery {
         ? (insn) => x86ImmediatePointer(image, insn)
         : image.arch === "riscv64" || image.arch === "riscv32"
         ? (insn) => riscvPairPointer(image, insn)
+        : image.arch === "ppc64" && toc !== undefined
+        ? (insn) => tocPairPointer(image, toc, insn.address)
         : undefined,
       delaySlots: image.arch === "mips" || image.arch === "mips64",
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
@@ -292,6 +295,10 @@ class Discovery {
       const a = this.norm(ep.address);
       if (cache.isCode(a)) this.addSeed(a, "entry");
     }
+    const main = toc !== undefined && this.entry !== undefined
+      ? startMain(image, toc, this.entry)
+      : undefined;
+    if (main !== undefined && cache.isCode(main)) this.addSeed(main, "code_pointer");
     this.#attachColdParts();
     this.ranges = new RangeIndex(this.#knownRanges);
     for (const [addr, name] of this.importAt) if (isNoReturnName(name)) this.noreturn.add(addr);

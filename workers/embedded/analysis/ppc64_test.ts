@@ -3,6 +3,8 @@ import { createDecoder } from "../arch/decoder.ts";
 import { parseRaw } from "../formats/raw.ts";
 import { analyze } from "./analyze.ts";
 import { functionPaddingEnd, paddingAt } from "./_padding.ts";
+import { startMain, tocPairPointer } from "./_ppc64.ts";
+import { loadsJumpRegister, type RiscText } from "./_jump_tables_risc.ts";
 import { analyzeFixture, truthOf } from "./_test_fixtures.ts";
 
 const BASE = 0x10000;
@@ -86,4 +88,64 @@ Deno.test("analyze() finds PowerPC64 functions without .eh_frame, and no others"
   // Import stubs aside (the linker's call stubs and the lazy-binding resolver after them).
   const extra = a.functions().filter((f) => f.source !== "import" && !truth.has(f.start));
   assert.deepEqual(extra.map((f) => `0x${f.start.toString(16)} ${f.source}`), []);
+});
+
+Deno.test("a PowerPC64 address built from the TOC pointer in two instructions is found", () => {
+  const code = blob(
+    0x3c82ffff, // addis r4, r2, -1
+    0x38a00001, // li r5, 1 (another register)
+    0x38847ff0, // addi r4, r4, 0x7ff0
+    0x3c62fffe, // addis r3, r2, -2
+    0x38630008, // addi r3, r3, 8 (a second pair; nothing between them touches r3)
+    0x3c62fffe, // addis r3, r2, -2
+    0x60630000, // ori r3, r3, 0 (writes r3: the pair is broken)
+    0x38630008, // addi r3, r3, 8
+  );
+  const image = parseRaw(code, "ppc64le", BASE);
+  const toc = 0x40000;
+  assert.equal(tocPairPointer(image, toc, BASE + 8), toc - 0x10000 + 0x7ff0);
+  assert.equal(tocPairPointer(image, toc, BASE + 16), toc - 0x20000 + 8);
+  assert.equal(tocPairPointer(image, toc, BASE + 28), undefined);
+  assert.equal(tocPairPointer(image, toc, BASE + 4), undefined); // li is addi r5, r0
+});
+
+Deno.test("glibc's PowerPC64 _start names main in its start-up block", () => {
+  const main = BASE + 0x20;
+  const code = blob(
+    0x3c4c0000, // _start: addis r2, r12, 0
+    0x38420000, // addi r2, r2, 0
+    0x3d020000, // addis r8, r2, 0
+    0x39080040, // addi r8, r8, 0x40: the block, r2 + 0x40
+    0x48000000, // b __libc_start_main
+    NOP,
+    NOP,
+    NOP,
+    BLR, // main
+    NOP,
+    NOP,
+    NOP,
+    NOP,
+    NOP,
+    NOP,
+    NOP,
+    0, // block: 0, main, 0, 0
+    0,
+    main,
+    0,
+  );
+  // The TOC pointer is the image base here, so the block is at BASE + 0x40.
+  assert.equal(startMain(parseRaw(code, "ppc64le", BASE), BASE, BASE), main);
+});
+
+Deno.test("a PowerPC64 jump through CTR goes through the register mtctr copied", () => {
+  const t = (mnemonic: string, ops: string): RiscText => ({
+    address: 0,
+    size: 4,
+    flow: "seq",
+    mnemonic,
+    ops,
+  });
+  const bctr = { ...t("bctr", ""), flow: "ijump" };
+  assert.ok(loadsJumpRegister(bctr, [t("mtctr", "r9"), t("ldx", "r9, r28, r7")]));
+  assert.ok(!loadsJumpRegister(bctr, [t("mtctr", "r9"), t("add", "r9, r28, r7")]));
 });

@@ -144,7 +144,7 @@ Deno.test("a call target inside another function's unwind extent stays a functio
   assert.ok(!a.functionStartingAt(hints[i - 1]!.start)!.flags.includes("nested"));
 });
 
-for (const name of ["elf_x86_64_goto_gcc_O2", "elf_mips_goto_gcc_O2"]) {
+for (const name of ["elf_x86_64_goto_gcc_O2", "elf_mips_goto_gcc_O2", "elf_ppc64le_goto_gcc_O2"]) {
   Deno.test(`${name}: a computed goto's labels are blocks of the interpreter, not functions`, async () => {
     const fns = truthOf(name).functions.filter((f) => !/\.cold/.test(f.name));
     const truth = fns.map((f) => Number(f.address));
