@@ -420,12 +420,13 @@ class Discovery {
     ) overlaps = true;
     for (const insn of probe.insns.values()) {
       if (cov.has(insn.address)) overlaps = true;
-      // A jump into the middle of known code (not to a function's start) marks this as that
-      // function's unreached part, e.g. a switch case behind a table we could not read.
+      // A jump into the middle of known code (not to a function's start, nor to its PowerPC64
+      // local entry) marks this as that function's unreached part, e.g. a switch case behind a
+      // table we could not read.
       const t = insn.target;
       if (
         (insn.flow === "jump" || insn.flow === "cjump") && t !== undefined && cov.has(t) &&
-        !seeds.has(this.norm(t))
+        !seeds.has(this.#globalEntry(this.norm(t)))
       ) overlaps = true;
     }
     for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);

@@ -78,6 +78,26 @@ Deno.test("a PowerPC64 function found in a gap may end in a call into its traceb
   assert.deepEqual(await starts(code), [0, 0x10, 0x30]);
 });
 
+Deno.test("a PowerPC64 tail call to another function's local entry does not join them", async () => {
+  const code = blob(
+    0x48000021, // entry: bl g
+    BLR,
+    TBTAB,
+    NOP,
+    NOP,
+    ORI_R2,
+    0x3c4c0000, // g: addis r2, r12, 0 (global entry)
+    0x38420000, // addi r2, r2, 0
+    0x38600000, // g + 8, the local entry: li r3, 0
+    BLR,
+    TBTAB,
+    NOP,
+    0x38800000, // f (nothing calls it): li r4, 0
+    0x4bffffe4, // b g + 8
+  );
+  assert.deepEqual(await starts(code), [0, 0x20, 0x40]);
+});
+
 Deno.test("analyze() finds PowerPC64 functions without .eh_frame, and no others", async () => {
   const name = "elf_ppc64le_gcc_O2_stripped_noehframe";
   const a = await analyzeFixture(name);
