@@ -283,11 +283,13 @@ class Discovery {
       }
     }
     const coldStarts = new Set([...this.#cold.values()].flat());
+    const stubs = [...this.importAt.keys()].sort((x, y) => x - y);
     for (const h of image.functionHints) {
       const a = this.norm(h.start);
       if (!cache.isCode(a) || coldStarts.has(a)) continue;
       // One unwind entry covers a whole PLT: its stubs are the imports, not one big function.
-      if (inStubSection(image, a)) continue;
+      // PowerPC64 links its PLT (the glink resolver and lazy stubs) at the end of `.text`.
+      if (inStubSection(image, a) || coversImport(stubs, a, h.end)) continue;
       this.addSeed(a, "exception_table", h.end);
       if (h.end !== undefined) this.#knownRanges.push({ start: a, end: h.end });
     }
@@ -581,6 +583,11 @@ function lowerBound(st: readonly number[], value: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** Whether an import stub (sorted `stubs`) lies in [start, end): an unwind entry over a PLT. */
+function coversImport(stubs: readonly number[], start: number, end: number | undefined): boolean {
+  return end !== undefined && (stubs[lowerBound(stubs, start)] ?? Infinity) < end;
 }
 
 /** Whether `addr` lies in a section of import stubs or lazy-binding entries (`.plt*`, `__stubs`). */

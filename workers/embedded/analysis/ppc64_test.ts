@@ -5,7 +5,7 @@ import { analyze } from "./analyze.ts";
 import { functionPaddingEnd, paddingAt } from "./_padding.ts";
 import { startMain, tocPairPointer } from "./_ppc64.ts";
 import { loadsJumpRegister, type RiscText } from "./_jump_tables_risc.ts";
-import { analyzeFixture, truthOf } from "./_test_fixtures.ts";
+import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
 
 const BASE = 0x10000;
 
@@ -168,4 +168,14 @@ Deno.test("a PowerPC64 jump through CTR goes through the register mtctr copied",
   const bctr = { ...t("bctr", ""), flow: "ijump" };
   assert.ok(loadsJumpRegister(bctr, [t("mtctr", "r9"), t("ldx", "r9, r28, r7")]));
   assert.ok(!loadsJumpRegister(bctr, [t("mtctr", "r9"), t("add", "r9, r28, r7")]));
+});
+
+Deno.test("the unwind entry over PowerPC64's PLT resolver and lazy stubs makes no function", async () => {
+  const name = "elf_ppc64le_gcc_O2";
+  const image = openFixture(name);
+  image.symbols = [];
+  const a = await analyze(image, await createDecoder("ppc64", { endian: "little" }));
+  const truth = new Set(truthOf(name).functions.map((f) => Number(f.address)));
+  const extra = a.functions().filter((f) => f.source !== "import" && !truth.has(f.start));
+  assert.deepEqual(extra.map((f) => `0x${f.start.toString(16)} ${f.source}`), []);
 });
