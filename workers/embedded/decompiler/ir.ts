@@ -278,18 +278,40 @@ export function stmtReads(s: Stmt, f: (e: Expr) => void): void {
   }
 }
 
-/** Rewrites every expression a statement reads. */
+/** Rewrites every expression a statement reads (`s` itself when none changes). */
 export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
   switch (s.k) {
-    case "set":
-      return { ...s, src: f(s.src) };
-    case "store":
-      return { ...s, addr: f(s.addr), value: f(s.value) };
-    case "call":
-      return { ...s, target: f(s.target), args: s.args.map(f) };
-    case "asm":
-      return { ...s, args: s.args.map(f) };
+    case "set": {
+      const src = f(s.src);
+      return src === s.src ? s : { ...s, src };
+    }
+    case "store": {
+      const addr = f(s.addr);
+      const value = f(s.value);
+      return addr === s.addr && value === s.value ? s : { ...s, addr, value };
+    }
+    case "call": {
+      const target = f(s.target);
+      const args = mapList(s.args, f);
+      return target === s.target && args === s.args ? s : { ...s, target, args };
+    }
+    case "asm": {
+      const args = mapList(s.args, f);
+      return args === s.args ? s : { ...s, args };
+    }
   }
+}
+
+/** `list.map(f)`, or `list` itself when `f` changes no element. */
+function mapList(list: Expr[], f: (e: Expr) => Expr): Expr[] {
+  let out: Expr[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]!;
+    const r = f(e);
+    if (r !== e && !out) out = list.slice(0, i);
+    out?.push(r);
+  }
+  return out ?? list;
 }
 
 /** Variables a statement writes. */
@@ -329,24 +351,34 @@ export function termReads(t: Term, f: (e: Expr) => void): void {
   }
 }
 
-/** Rewrites every expression a terminator reads. */
+/** Rewrites every expression a terminator reads (`t` itself when none changes). */
 export function mapTerm(t: Term, f: (e: Expr) => Expr): Term {
   switch (t.k) {
-    case "branch":
-      return { ...t, cond: f(t.cond) };
-    case "switch":
-      return { ...t, value: f(t.value) };
-    case "ijump":
-      return { ...t, target: f(t.target) };
-    case "ret":
-      return t.value ? { ...t, value: f(t.value) } : t;
-    case "tail":
-      return {
-        ...t,
-        target: f(t.target),
-        args: t.args.map(f),
-        ...(t.value ? { value: f(t.value) } : {}),
-      };
+    case "branch": {
+      const cond = f(t.cond);
+      return cond === t.cond ? t : { ...t, cond };
+    }
+    case "switch": {
+      const value = f(t.value);
+      return value === t.value ? t : { ...t, value };
+    }
+    case "ijump": {
+      const target = f(t.target);
+      return target === t.target ? t : { ...t, target };
+    }
+    case "ret": {
+      if (!t.value) return t;
+      const value = f(t.value);
+      return value === t.value ? t : { ...t, value };
+    }
+    case "tail": {
+      const target = f(t.target);
+      const args = mapList(t.args, f);
+      const value = t.value ? f(t.value) : undefined;
+      return target === t.target && args === t.args && value === t.value
+        ? t
+        : { ...t, target, args, ...(value ? { value } : {}) };
+    }
     default:
       return t;
   }

@@ -5,7 +5,17 @@
  * between. Then every expression is simplified.
  */
 
-import { type Expr, forEachChild, type IrFunction, mapChildren, type Stmt, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrBlock,
+  type IrFunction,
+  mapChildren,
+  mapStmt,
+  mapTerm,
+  type Stmt,
+  varKey,
+} from "../ir.ts";
 import { eliminateDeadCode } from "./dead.ts";
 import { substitute } from "../ssa.ts";
 import { simplify } from "./simplify.ts";
@@ -22,8 +32,15 @@ function cheap(e: Expr): boolean {
 const barrier = (s: Stmt) =>
   s.k === "store" || s.k === "call" || s.k === "asm" || (s.k === "set" && s.dst.k === "slot");
 
-/** One round of propagation; returns the rewritten function and whether anything changed. */
-export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolean } {
+/**
+ * One round of propagation; returns the rewritten function and whether anything changed. With
+ * `simplified`, every expression of `fn` is already simplified (the previous round's output):
+ * only the statements this round rewrites are simplified again.
+ */
+export function propagateOnce(
+  fn: IrFunction,
+  simplified = false,
+): { fn: IrFunction; changed: boolean } {
   const uses = countUses(fn);
   const inline = new Map<string, Expr>();
   for (const b of fn.blocks.values()) {
@@ -144,7 +161,41 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
     return undefined;
   });
   // Definitions whose every use was replaced are now dead; DCE removes them.
-  return { fn: simplifyAll(out), changed: true };
+  return { fn: simplified ? simplifyChanged(fn, out) : simplifyAll(out), changed: true };
+}
+
+/**
+ * Simplifies what {@link substitute} rewrote in `after` (phis, statements and terminators that
+ * are not the same objects as in `before`); the rest is simplified already, and simplifying a
+ * simplified expression gives it back.
+ */
+function simplifyChanged(before: IrFunction, after: IrFunction): IrFunction {
+  const blocks = new Map<number, IrBlock>();
+  for (const [k, b] of after.blocks) {
+    const old = before.blocks.get(k);
+    if (b === old || !old) {
+      blocks.set(k, old ? b : simplifyBlock(b));
+      continue;
+    }
+    const phis = b.phis === old.phis
+      ? b.phis
+      : b.phis.map((p, i) => p === old.phis[i] ? p : { dst: p.dst, args: p.args.map(simplify) });
+    const stmts = b.stmts === old.stmts
+      ? b.stmts
+      : b.stmts.map((s, i) => s === old.stmts[i] ? s : mapStmt(s, simplify));
+    const term = b.term === old.term ? b.term : mapTerm(b.term, simplify);
+    blocks.set(k, { ...b, phis, stmts, term });
+  }
+  return { ...after, blocks };
+}
+
+function simplifyBlock(b: IrBlock): IrBlock {
+  return {
+    ...b,
+    phis: b.phis.map((p) => ({ dst: p.dst, args: p.args.map(simplify) })),
+    stmts: b.stmts.map((s) => mapStmt(s, simplify)),
+    term: mapTerm(b.term, simplify),
+  };
 }
 
 /** A variable reference with the given {@link varKey} (its size does not matter here). */
@@ -169,7 +220,8 @@ export function simplifyAll(fn: IrFunction): IrFunction {
 export function propagate(fn: IrFunction, check: () => unknown = () => {}): IrFunction {
   let cur = fn;
   for (let round = 0; round < 64; round++) {
-    const r = propagateOnce(cur);
+    // The first round simplifies everything (earlier passes leave unsimplified expressions).
+    const r = propagateOnce(cur, round > 0);
     cur = eliminateDeadCode(r.fn);
     if (!r.changed) break;
     check();
