@@ -187,10 +187,29 @@ export function sameVar(a: Var, b: Var): boolean {
   return b.k === "slot" && a.offset === b.offset && a.size === b.size;
 }
 
+/**
+ * Keys made so far, by register name and version and by temporary id: the passes ask for the
+ * same keys over and over, and a key made once (and hashed once, as a map key) costs no new
+ * string.
+ */
+const regKeys = new Map<string, string[]>();
+const tmpKeys: string[] = [];
+
 /** A stable key of a variable (register with version, temp, slot). */
 export function varKey(v: Var): string {
-  if (v.k === "reg") return v.ver === undefined ? v.name : `${v.name}.${v.ver}`;
-  if (v.k === "tmp") return `t${v.id}`;
+  if (v.k === "reg") {
+    const ver = v.ver;
+    if (ver === undefined) return v.name;
+    if (!Number.isInteger(ver) || ver < 0 || ver > 1 << 20) return `${v.name}.${ver}`;
+    let byVer = regKeys.get(v.name);
+    if (!byVer) regKeys.set(v.name, byVer = []);
+    return byVer[ver] ??= `${v.name}.${ver}`;
+  }
+  if (v.k === "tmp") {
+    const id = v.id;
+    if (!Number.isInteger(id) || id < 0 || id > 1 << 20) return `t${id}`;
+    return tmpKeys[id] ??= `t${id}`;
+  }
   return `s${v.offset}:${v.size}`;
 }
 

@@ -64,8 +64,15 @@ function eachVarRead(e: Expr, f: (v: Var) => void): void {
   else forEachChild(e, (c) => eachVarRead(c, f));
 }
 
-/** Coalesces copies of `fn` (out of SSA); gives up past `maxVars` variables. */
-export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
+/**
+ * Coalesces copies of `fn` (out of SSA); gives up past `maxVars` variables. `check` runs inside
+ * the loops whose cost grows with the function (the budget: it throws to stop).
+ */
+export function coalesce(
+  fn: IrFunction,
+  maxVars = 4000,
+  check: () => unknown = () => {},
+): IrFunction {
   const ids = new VarIds();
   // A call's result keeps its register (the printer finds the return value by it): it may
   // only be the name a class of copies takes, and one class holds at most one.
@@ -148,6 +155,7 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
   while (work.length > 0) {
     const bi = work.pop()!;
     queued[bi] = 0;
+    check();
     const base = bi * words;
     for (const s of successors(fn.blocks.get(keys[bi]!)!.term)) {
       const si = slot.get(s);
@@ -183,6 +191,7 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
     live.set(liveOut.subarray(bi * words, bi * words + words));
     termReads(b.term, (e) => eachVarRead(e, addLive));
     for (let i = b.stmts.length - 1; i >= 0; i--) {
+      check();
       const s = b.stmts[i]!;
       const copyOf = s.k === "set" && isVar(s.src) ? indexOf(s.src) : -1;
       for (const d of stmtDefs(s)) {
@@ -215,6 +224,7 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
   const isCall = (i: number) => callDef[members[i]!] === true;
   let merged = false;
   for (const [a, c] of copies) {
+    check();
     let ra = find(dense[a]!);
     let rb = find(dense[c]!);
     if (ra === rb || edges[ra]!.has(rb)) continue;

@@ -14,12 +14,13 @@ import {
   mapStmt,
   mapTerm,
   type Stmt,
+  type Var,
   varKey,
 } from "../ir.ts";
 import { eliminateDeadCode } from "./dead.ts";
 import { substitute } from "../ssa.ts";
 import { simplify } from "./simplify.ts";
-import { countUses, exprSize, readsMemory } from "./uses.ts";
+import { countUses, exprLarger, readsMemory } from "./uses.ts";
 
 const MAX_INLINED_SIZE = 40;
 
@@ -43,17 +44,20 @@ export function propagateOnce(
 ): { fn: IrFunction; changed: boolean } {
   const uses = countUses(fn);
   const inline = new Map<string, Expr>();
+  // The variable of each key in `inline` (for the size limit below).
+  const inlined = new Map<string, Var>();
   for (const b of fn.blocks.values()) {
     b.stmts.forEach((s, i) => {
       if (s.k !== "set" || s.dst.k === "slot") return;
       const key = varKey(s.dst);
       const n = uses.count.get(key) ?? 0;
       if (n === 0) return;
+      inlined.set(key, s.dst);
       if (cheap(s.src) && !readsMemory(s.src)) {
         inline.set(key, s.src);
         return;
       }
-      if (n !== 1 || uses.inPhi.has(key) || exprSize(s.src) > MAX_INLINED_SIZE) return;
+      if (n !== 1 || uses.inPhi.has(key) || exprLarger(s.src, MAX_INLINED_SIZE)) return;
       if (s.src.k === "intr" && s.src.name.startsWith("__flags_")) return;
       if (!readsMemory(s.src)) {
         inline.set(key, s.src);
@@ -72,13 +76,18 @@ export function propagateOnce(
   const tainted = (e: Expr, depth: number): boolean => {
     if (depth > 64) return true;
     if (readsMemory(e)) return true;
+    return taintedVars(e, depth);
+  };
+  // The same below a node that reads no memory (its subexpressions read none either).
+  const taintedVars = (e: Expr, depth: number): boolean => {
+    if (depth > 64) return true;
     if (e.k === "reg" || e.k === "tmp") {
       const r = inline.get(varKey(e));
       return r !== undefined && tainted(r, depth + 1);
     }
     let t = false;
     forEachChild(e, (c) => {
-      if (!t && tainted(c, depth + 1)) t = true;
+      if (!t && taintedVars(c, depth + 1)) t = true;
     });
     return t;
   };
@@ -121,7 +130,7 @@ export function propagateOnce(
     forEachChild(e, (ch) => (n += sizeOf(ch, depth + 1)));
     return n;
   };
-  for (const key of [...inline.keys()]) sizeOf(parseKey(key), 0);
+  for (const key of [...inline.keys()]) sizeOf(inlined.get(key)!, 0);
   if (inline.size === 0) return { fn, changed: false };
   const resolve = (e: Expr, depth: number): Expr => {
     if (depth > 64) return e;
@@ -196,13 +205,6 @@ function simplifyBlock(b: IrBlock): IrBlock {
     stmts: b.stmts.map((s) => mapStmt(s, simplify)),
     term: mapTerm(b.term, simplify),
   };
-}
-
-/** A variable reference with the given {@link varKey} (its size does not matter here). */
-function parseKey(key: string): Expr {
-  if (key.startsWith("t")) return { k: "tmp", id: Number(key.slice(1)), size: 0 };
-  const [name, ver] = key.split(".");
-  return { k: "reg", name: name!, size: 0, ...(ver !== undefined ? { ver: Number(ver) } : {}) };
 }
 
 /** Simplifies every expression of `fn`. */
