@@ -136,10 +136,19 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = prepareCalls(ir, cc);
   ir = toSsa(ir);
   stage("ssa");
+  // The passes ask for the same callees' prototypes many times (every call site, every return
+  // value traced back to a call): each address is looked up (and parsed) once.
+  const prototypes = new Map<number, Prototype | undefined>();
+  const prototypeAt = (address: number): Prototype | undefined => {
+    if (prototypes.has(address)) return prototypes.get(address);
+    const p = input.prototypeAt?.(address);
+    prototypes.set(address, p);
+    return p;
+  };
   const protoOf = (target: Expr): Prototype | undefined => {
-    if (target.k === "const") return input.prototypeAt?.(Number(target.value));
+    if (target.k === "const") return prototypeAt(Number(target.value));
     if (target.k === "load" && target.addr.k === "const") {
-      return input.prototypeAt?.(Number(target.addr.value));
+      return prototypeAt(Number(target.addr.value));
     }
     return undefined;
   };

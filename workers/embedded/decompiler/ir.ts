@@ -269,8 +269,8 @@ export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
       return c === e.c && t === e.t && fl === e.f ? e : { ...e, c, t, f: fl };
     }
     case "intr": {
-      const args = e.args.map(f);
-      return args.every((a, i) => a === e.args[i]) ? e : { ...e, args };
+      const args = mapList(e.args, f);
+      return args === e.args ? e : { ...e, args };
     }
     default:
       return e;
