@@ -5,14 +5,7 @@
  * Calls, stores to memory and `__asm_` statements always stay.
  */
 
-import {
-  type Expr,
-  forEachChild,
-  type IrFunction,
-  stmtReads,
-  termReads,
-  varKey,
-} from "../ir.ts";
+import { type Expr, forEachChild, type IrFunction, stmtReads, termReads, varKey } from "../ir.ts";
 
 /**
  * Removes dead definitions: live is what statements with effects and terminators read, and what
