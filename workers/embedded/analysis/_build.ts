@@ -116,7 +116,8 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       }
       continue;
     }
-    const insns = [...trace.insns.values()].sort((a, b) => a.address - b.address);
+    // Sorted by address, from the cache again: traces keep addresses only.
+    const insns = [...trace.insns].map((a) => cache.at(a)!);
     const blocks: Block[] = [];
     const blockOf = new Map<number, number>();
     const lastOf = new Map<number, number>();
@@ -184,7 +185,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if (importName !== undefined) flags.push("import");
     // CET stubs (`.plt.sec`, `-fcf-protection`) open with `endbr64`/`endbr32` before the jump.
     const head = isEndbr(image, start) ? start + 4 : start;
-    const first = trace.insns.get(head);
+    const first = trace.insns.has(head) ? cache.at(head) : undefined;
     if (first !== undefined && (first.flow === "jump" || first.flow === "ijump")) {
       const tail = trace.edges.find((e) => e.from === head && e.kind === "tail");
       if (tail !== undefined || importName !== undefined) {

@@ -150,7 +150,7 @@ class Discovery {
   readonly seeds = new Map<number, FunctionSeed>();
   readonly traces = new Map<number, Trace>();
   /** Every instruction some function reached: a jump into one is not a new function. */
-  readonly explored = new Set<number>();
+  readonly explored: Coverage;
   readonly noreturn = new Set<number>();
   readonly slotTarget = new Map<number, number>();
   readonly importAt = new Map<number, string>();
@@ -178,6 +178,7 @@ class Discovery {
       options.deadline,
     );
     this.cache = new CodeCache(image, decoder, options.thumbDecoder);
+    this.explored = new Coverage(this.cache.ranges);
     this.entry = image.entry !== undefined ? this.norm(image.entry) : undefined;
     // Imports: stubs are functions named after the import; slots lead to them.
     for (const imp of image.imports) {
@@ -333,7 +334,7 @@ class Discovery {
   run(s: FunctionSeed): Trace {
     const t = explore(this.ctx, s.start, s.ranges, s.extra);
     this.traces.set(s.start, t);
-    for (const a of t.insns.keys()) this.explored.add(a);
+    for (const a of t.insns) this.explored.add(a, 1);
     return t;
   }
 
@@ -377,7 +378,7 @@ class Discovery {
     const c = new Coverage(this.cache.ranges);
     const word = this.image.bits === 64 ? 8 : 4;
     for (const t of this.traces.values()) {
-      for (const insn of t.insns.values()) c.add(insn.address, insn.size);
+      for (const a of t.insns) c.add(a, this.cache.at(a)!.size);
       // AArch64's memRefs in code are `adrp` pages, not data.
       if (this.image.arch !== "aarch64") { for (const d of t.dataInCode) c.add(d, word); }
       for (const d of t.inlineTables) c.add(d.start, d.size);
@@ -398,7 +399,8 @@ class Discovery {
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
     if (inStubSection(image, a)) return false;
     const probe = explore(this.ctx, a, undefined, []);
-    const head = probe.insns.get(a);
+    const insns = [...probe.insns].map((p) => cache.at(p)!);
+    const head = probe.insns.has(a) ? cache.at(a) : undefined;
     // `b .` after the call to __libc_start_main (MIPS `hlt`) is a trap, not a function.
     if (
       probe.bad || head === undefined || head.flow === "trap" ||
@@ -409,12 +411,12 @@ class Discovery {
     let overlaps = this.ranges.contains(a);
     // `bl abort` right after `bl __libc_start_main` (glibc's _start): an unreachable call to a
     // function that does not return, straight after covered code, belongs to that code.
-    const first = probe.insns.get(a)!;
+    const first = head;
     if (
       first.flow === "call" && first.target !== undefined && this.noreturn.has(first.target) &&
       cov.has(a - 1)
     ) overlaps = true;
-    for (const insn of probe.insns.values()) {
+    for (const insn of insns) {
       if (cov.has(insn.address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start) marks this as that
       // function's unreached part, e.g. a switch case behind a table we could not read.
@@ -424,7 +426,7 @@ class Discovery {
         !seeds.has(this.norm(t))
       ) overlaps = true;
     }
-    for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+    for (const insn of insns) cov.add(insn.address, insn.size);
     // Its literal pools and inline tables are not the next candidate (ARM without `$d`). Only
     // 32-bit ARM keeps literal pools in code; elsewhere a memRef in code is an AArch64 `adrp`
     // page, which would hide the function that happens to start on it.
