@@ -10,6 +10,7 @@ import type { Trace } from "./_explore.ts";
 import type { Pacer } from "./_pacer.ts";
 import { scanStrings, stringAt } from "./strings.ts";
 import { stringName } from "./_names.ts";
+import { XrefTable } from "./xref_table.ts";
 import {
   ANALYSIS_VERSION,
   type AnalysisData,
@@ -23,7 +24,6 @@ import {
   type NameEntry,
   type StringInfo,
   type Xref,
-  type XrefKind,
 } from "./types.ts";
 
 /** A function start with what discovery knows about it. */
@@ -273,9 +273,9 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
   }
   input.pacer.check();
-  const sorted = uniqueXrefs(xrefs);
+  const table = XrefTable.of(xrefs);
   input.pacer.check();
-  recoverMain(functions, sorted, input);
+  recoverMain(functions, xrefs, input);
 
   // Names: symbols, imports, functions, strings, labels.
   const names: NameEntry[] = [];
@@ -319,7 +319,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     version: ANALYSIS_VERSION,
     arch: image.arch,
     functions,
-    xrefs: sorted,
+    xrefs: table,
     strings: dedupeStrings(strings),
     names,
     seconds: 0,
@@ -332,26 +332,6 @@ function isEndbr(image: BinaryImage, addr: number): boolean {
   const b = image.read(addr, 4);
   return b !== undefined && b[0] === 0xf3 && b[1] === 0x0f && b[2] === 0x1e &&
     (b[3] === 0xfa || b[3] === 0xfb);
-}
-
-const KIND_ORDER: Record<XrefKind, number> = {
-  call: 0,
-  jump: 1,
-  read: 2,
-  write: 3,
-  offset: 4,
-  string: 5,
-};
-
-function uniqueXrefs(xrefs: Xref[]): Xref[] {
-  xrefs.sort((a, b) => a.from - b.from || a.to - b.to || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
-  const out: Xref[] = [];
-  for (const x of xrefs) {
-    const p = out[out.length - 1];
-    if (p !== undefined && p.from === x.from && p.to === x.to && p.kind === x.kind) continue;
-    out.push(x);
-  }
-  return out;
 }
 
 /**

@@ -65,8 +65,6 @@ export class Analysis {
   /** Function extents (main part and chunks), sorted by start. */
   readonly #extents: { start: number; end: number; fn: FunctionInfo }[] = [];
   #maxExtent = 0;
-  /** Indices into `data.xrefs`, sorted by `to`. */
-  readonly #byTo: Uint32Array;
   readonly #names = new Map<number, NameEntry>();
   readonly #lookup = new Map<string, number>();
   /** Names usable as a base for `name+offset`, sorted by address. */
@@ -84,10 +82,6 @@ export class Analysis {
     }
     this.#extents.sort((a, b) => a.start - b.start);
     for (const e of this.#extents) this.#maxExtent = Math.max(this.#maxExtent, e.end - e.start);
-    const xs = data.xrefs;
-    const order = new Uint32Array(xs.length);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    this.#byTo = order.sort((a, b) => xs[a]!.to - xs[b]!.to || xs[a]!.from - xs[b]!.from);
     for (const n of data.names) {
       const cur = this.#names.get(n.address);
       if (cur === undefined || NAME_PRIORITY[n.kind] < NAME_PRIORITY[cur.kind]) {
@@ -152,11 +146,10 @@ export class Analysis {
   /** References to `addr` (optionally of one kind), sorted by source. */
   xrefsTo(addr: number, kind?: XrefKind): Xref[] {
     const xs = this.data.xrefs;
-    const by = this.#byTo;
+    const by = xs.byTo;
     const out: Xref[] = [];
-    for (let i = lowerBound(by.length, (k) => xs[by[k]!]!.to, addr); i < by.length; i++) {
-      const x = xs[by[i]!]!;
-      if (x.to !== addr) break;
+    for (let i = xs.firstTo(addr); i < by.length && xs.to[by[i]!] === addr; i++) {
+      const x = xs.at(by[i]!);
       if (kind === undefined || x.kind === kind) out.push(x);
     }
     return out;
@@ -168,9 +161,8 @@ export class Analysis {
     const xs = this.data.xrefs;
     const out: Xref[] = [];
     for (const r of ranges) {
-      for (let i = lowerBound(xs.length, (k) => xs[k]!.from, r.start); i < xs.length; i++) {
-        const x = xs[i]!;
-        if (x.from >= r.end) break;
+      for (let i = xs.firstFrom(r.start); i < xs.length && xs.from[i]! < r.end; i++) {
+        const x = xs.at(i);
         if (kind === undefined || x.kind === kind) out.push(x);
       }
     }
