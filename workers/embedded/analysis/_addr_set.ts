@@ -6,8 +6,12 @@
 export class AddrSet {
   readonly #a: Float64Array;
 
-  constructor(values: Iterable<number>) {
-    this.#a = Float64Array.from(values).sort();
+  /** `count`: how many `values` yields (sizing the array at once beats `Float64Array.from`). */
+  constructor(values: Iterable<number>, count: number) {
+    const a = new Float64Array(count);
+    let i = 0;
+    for (const v of values) a[i++] = v;
+    this.#a = a.sort();
   }
 
   get size(): number {

@@ -135,13 +135,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       prevEnded = trace.enders.has(a);
     }
     const edges: Edge[] = [];
-    const seen = new Set<string>();
-    const addEdge = (e: Edge) => {
-      const key = `${e.from}:${e.to}:${e.kind}:${e.value ?? ""}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      edges.push(e);
-    };
+    const addEdge = (e: Edge) => edges.push(e);
     for (const e of trace.edges) {
       const from = blockOf.get(e.from);
       if (from === undefined || (e.kind === "tail" && e.to === start)) continue;
@@ -159,6 +153,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       }
     }
     edges.sort((x, y) => x.from - y.from || x.to - y.to);
+    dropRepeatedEdges(edges);
 
     // The chunk holding the start, then the rest.
     const limit = nextStart(start);
@@ -240,11 +235,15 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
         xrefs.push({ from: insn.address, to: r.to, kind: r.kind });
       }
     }
+    // Done with this trace: a big binary's traces hold a lot.
+    traces.delete(start);
     if ((++done & 31) === 0 && pacer.due()) {
       await pacer.tick(0.85 + 0.1 * (done / starts.length), "Building the CFG");
     }
   }
   for (const p of input.dataPointers) xrefs.push({ from: p.from, to: p.to, kind: "offset" });
+  // Every instruction is in the CFG and the cross-references now.
+  cache.release();
 
   // Strings: the scan, plus short ones code points at.
   const strings = dropJunkPrefixes(
@@ -324,6 +323,25 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     names,
     seconds: 0,
   };
+}
+
+/**
+ * Keeps the first of equal edges. `edges` is sorted stably by (from, to), so equal edges sit
+ * in one run of the same (from, to), in the order they were added.
+ */
+function dropRepeatedEdges(edges: Edge[]): void {
+  let n = 0;
+  let run = 0;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]!;
+    if (n === 0 || edges[run]!.from !== e.from || edges[run]!.to !== e.to) run = n;
+    let repeated = false;
+    for (let k = run; k < n && !repeated; k++) {
+      repeated = edges[k]!.kind === e.kind && edges[k]!.value === e.value;
+    }
+    if (!repeated) edges[n++] = e;
+  }
+  edges.length = n;
 }
 
 /** Whether an x86 `endbr64`/`endbr32` (f3 0f 1e fa/fb) sits at `addr`. */

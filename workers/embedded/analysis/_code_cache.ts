@@ -26,7 +26,7 @@ const FLOWS: readonly Flow[] = [
   "trap",
   "invalid",
 ];
-const FLOW_CODE = new Map(FLOWS.map((f, i) => [f, i]));
+const FLOW_CODE = Object.fromEntries(FLOWS.map((f, i) => [f, i])) as Record<Flow, number>;
 
 /** Decoded instructions of an image's executable ranges. */
 export class CodeCache {
@@ -48,6 +48,7 @@ export class CodeCache {
   readonly #outside = new Map<number, Insn>();
   /** Instructions kept. */
   #count = 0;
+  #released = false;
 
   constructor(image: BinaryImage, decoder: Decoder, thumbDecoder?: Decoder) {
     this.#image = image;
@@ -55,6 +56,13 @@ export class CodeCache {
     this.#thumbDecoder = thumbDecoder;
     this.#exec = executableRanges(image);
     this.#index = this.#exec.map((r) => new Int32Array(r.end - r.start));
+    // Room for an instruction every 4 bytes of code at once: doubling from small copies
+    // the columns many times (pages never written cost no memory).
+    const room = Math.max(1024, this.#exec.reduce((n, r) => n + r.end - r.start, 0) >> 2);
+    this.#size = new Uint8Array(room);
+    this.#flow = new Uint8Array(room);
+    this.#target = new Float64Array(room);
+    this.#memRef = new Float64Array(room);
   }
 
   /** Executable address ranges, sorted. */
@@ -90,6 +98,11 @@ export class CodeCache {
 
   /** The instruction at `addr`, decoding a run from there on a miss; undefined outside code. */
   at(addr: number): Insn | undefined {
+    if (this.#released) {
+      const bytes = this.#image.readUpTo(addr, 16);
+      if (bytes.length === 0 || !this.isCode(addr)) return undefined;
+      return this.decoderFor(addr).decode(bytes, addr, { maxCount: 1 })[0];
+    }
     const ri = this.#rangeOf(addr);
     if (ri < 0) return this.#outside.get(addr);
     const index = this.#index[ri]!;
@@ -156,10 +169,26 @@ export class CodeCache {
       this.#memRef = grow(this.#memRef, (k) => new Float64Array(k));
     }
     this.#size[n] = insn.size;
-    this.#flow[n] = FLOW_CODE.get(insn.flow)!;
+    this.#flow[n] = FLOW_CODE[insn.flow];
     this.#target[n] = insn.target ?? NaN;
     this.#memRef[n] = insn.memRef ?? NaN;
     return n;
+  }
+
+  /**
+   * Frees the decoded instructions once the analysis needs no more (ranges stay); `at` then
+   * decodes again.
+   */
+  release(): void {
+    for (let i = 0; i < this.#index.length; i++) this.#index[i] = new Int32Array(0);
+    this.#index.length = 0;
+    this.#outside.clear();
+    this.#size = new Uint8Array(0);
+    this.#flow = new Uint8Array(0);
+    this.#target = new Float64Array(0);
+    this.#memRef = new Float64Array(0);
+    this.#count = 0;
+    this.#released = true;
   }
 
   /** The decoder for code at `addr` (Thumb or ARM on 32-bit ARM). */

@@ -322,8 +322,8 @@ export function explore(
   }
   return {
     ...trace,
-    insns: new AddrSet(insns.keys()),
-    leaders: new AddrSet(leaders),
-    enders: new AddrSet(enders),
+    insns: new AddrSet(insns.keys(), insns.size),
+    leaders: new AddrSet(leaders, leaders.size),
+    enders: new AddrSet(enders, enders.size),
   };
 }

@@ -72,6 +72,19 @@ class Coverage {
     const o = addr - this.#ranges[i]!.start;
     this.#maps[i]!.fill(1, o, o + size);
   }
+  /** Marks the one byte at each of `addrs` (sorted): instruction starts. */
+  mark(addrs: Iterable<number>): void {
+    let i = -1;
+    let r = { start: 0, end: 0 };
+    for (const a of addrs) {
+      if (a < r.start || a >= r.end) {
+        i = this.#find(a);
+        r = i < 0 ? { start: 0, end: 0 } : this.#ranges[i]!;
+        if (i < 0) continue;
+      }
+      this.#maps[i]![a - r.start] = 1;
+    }
+  }
   has(addr: number): boolean {
     const i = this.#find(addr);
     return i >= 0 && this.#maps[i]![addr - this.#ranges[i]!.start] === 1;
@@ -334,7 +347,7 @@ class Discovery {
   run(s: FunctionSeed): Trace {
     const t = explore(this.ctx, s.start, s.ranges, s.extra);
     this.traces.set(s.start, t);
-    for (const a of t.insns) this.explored.add(a, 1);
+    this.explored.mark(t.insns);
     return t;
   }
 
