@@ -90,7 +90,7 @@ const load = () => {
 console.log(`load average before: ${load()}  (2-core machines are noisy: CPU s is the measure)`);
 console.log(
   "file                    code MB  open s  worker CPU s  MB/CPU s  × sweep  peak MB  " +
-    "MB/code MB  reopen s  reopen CPU s  cached",
+    "MB/code MB  reopen s  reopen CPU s  cache load s  cached",
 );
 for (const file of files) {
   const stateDir = await Deno.makeTempDir();
@@ -128,6 +128,7 @@ for (const file of files) {
     const cpu2 = cpuSeconds(await pidOf(b.database));
     const i2 = (await ok(h.client, "get_database_info", { database: b.database })).analysis as {
       cached: boolean;
+      seconds: number;
     };
     const name = file.length > 22 ? `…${file.slice(-21)}` : file;
     console.log(
@@ -137,7 +138,7 @@ for (const file of files) {
         peak.toFixed(0).padStart(8)
       } ${(peak / ref.mb).toFixed(0).padStart(11)} ${again.toFixed(2).padStart(9)} ${
         cpu2.toFixed(2).padStart(13)
-      } ${String(i2.cached).padStart(7)}`,
+      } ${i2.seconds.toFixed(2).padStart(13)} ${String(i2.cached).padStart(7)}`,
     );
     await ok(h.client, "close_database", { database: b.database });
   } finally {

@@ -42,6 +42,13 @@ const NAME_PRIORITY: Record<NameEntry["kind"], number> = {
   label: 6,
 };
 
+interface NameIndexes {
+  names: Map<number, NameEntry>;
+  lookup: Map<string, number>;
+  /** Names usable as a base for `name+offset` (labels excluded), sorted by address. */
+  anchors: NameEntry[];
+}
+
 /** Binary search: the first index in [0, n) whose key is ≥ `value`. */
 function lowerBound(n: number, key: (i: number) => number, value: number): number {
   let lo = 0;
@@ -65,10 +72,8 @@ export class Analysis {
   /** Function extents (main part and chunks), sorted by start. */
   readonly #extents: { start: number; end: number; fn: FunctionInfo }[] = [];
   #maxExtent = 0;
-  readonly #names = new Map<number, NameEntry>();
-  readonly #lookup = new Map<string, number>();
-  /** Names usable as a base for `name+offset`, sorted by address. */
-  readonly #anchors: NameEntry[];
+  /** Best name per address, names to addresses, and anchors for `name+offset`. */
+  #nameIndex: NameIndexes | undefined;
   readonly #strings = new Map<number, StringInfo>();
 
   constructor(data: AnalysisData, image: BinaryImage) {
@@ -82,16 +87,28 @@ export class Analysis {
     }
     this.#extents.sort((a, b) => a.start - b.start);
     for (const e of this.#extents) this.#maxExtent = Math.max(this.#maxExtent, e.end - e.start);
-    for (const n of data.names) {
-      const cur = this.#names.get(n.address);
-      if (cur === undefined || NAME_PRIORITY[n.kind] < NAME_PRIORITY[cur.kind]) {
-        this.#names.set(n.address, n);
-      }
-      if (!this.#lookup.has(n.name)) this.#lookup.set(n.name, n.address);
-    }
-    this.#anchors = [...this.#names.values()].filter((n) => n.kind !== "label")
-      .sort((a, b) => a.address - b.address);
     for (const s of data.strings) this.#strings.set(s.address, s);
+  }
+
+  /**
+   * The name indexes, built on first use: a reopened analysis of a big binary has a couple of
+   * hundred thousand names, and the first tool call that needs them is soon enough.
+   */
+  #index(): NameIndexes {
+    if (this.#nameIndex !== undefined) return this.#nameIndex;
+    const names = new Map<number, NameEntry>();
+    const lookup = new Map<string, number>();
+    for (const n of this.data.names) {
+      const cur = names.get(n.address);
+      if (cur === undefined || NAME_PRIORITY[n.kind] < NAME_PRIORITY[cur.kind]) {
+        names.set(n.address, n);
+      }
+      if (!lookup.has(n.name)) lookup.set(n.name, n.address);
+    }
+    const anchors = [...names.values()].filter((n) => n.kind !== "label")
+      .sort((a, b) => a.address - b.address);
+    this.#nameIndex = { names, lookup, anchors };
+    return this.#nameIndex;
   }
 
   /** Every function, sorted by start. */
@@ -246,7 +263,7 @@ export class Analysis {
 
   /** The best name of exactly `addr` (function, import, symbol, string, then label). */
   nameAt(addr: number): string | undefined {
-    return this.#names.get(addr)?.name;
+    return this.#index().names.get(addr)?.name;
   }
 
   /** Every name entry at `addr`. */
@@ -262,7 +279,7 @@ export class Analysis {
 
   /** The address of `name` (any kind of name, `sub_…`/`loc_…` included). */
   lookup(name: string): number | undefined {
-    const hit = this.#lookup.get(name);
+    const hit = this.#index().lookup.get(name);
     if (hit !== undefined) return hit;
     const m = /^(?:sub|loc|j_sub|off|unk|byte|dword|qword)_([0-9A-Fa-f]+)$/.exec(name);
     return m === null ? undefined : Number.parseInt(m[1]!, 16);
@@ -275,7 +292,7 @@ export class Analysis {
   nearestName(addr: number): NearName | undefined {
     const f = this.functionAt(addr);
     if (f !== undefined) return { name: f.name, address: f.start, offset: addr - f.start };
-    const a = this.#anchors;
+    const a = this.#index().anchors;
     const i = lowerBound(a.length, (k) => a[k]!.address, addr + 1) - 1;
     const n = a[i];
     return n === undefined
