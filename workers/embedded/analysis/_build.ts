@@ -6,6 +6,7 @@
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
 import { DataRefScanner } from "./_data_refs.ts";
+import { GrowthCollector } from "./_gc.ts";
 import type { Trace } from "./_explore.ts";
 import type { Pacer } from "./_pacer.ts";
 import { scanStrings, stringAt } from "./strings.ts";
@@ -98,6 +99,8 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   const scanner = new DataRefScanner(image);
   const thunkTargets = new Map<number, number>();
   let done = 0;
+  // Freed traces and each function's scratch pile up in the old generation otherwise.
+  const collector = starts.length >= 2000 ? new GrowthCollector() : undefined;
   for (const start of starts) {
     const seed = seeds.get(start)!;
     const trace = traces.get(start);
@@ -237,6 +240,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     }
     // Done with this trace: a big binary's traces hold a lot.
     traces.delete(start);
+    if ((done & 255) === 0) collector?.check();
     if ((++done & 31) === 0 && pacer.due()) {
       await pacer.tick(0.85 + 0.1 * (done / starts.length), "Building the CFG");
     }

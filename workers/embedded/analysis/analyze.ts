@@ -9,6 +9,7 @@ import type { BinaryImage } from "../formats/image.ts";
 import { Analysis } from "./analysis.ts";
 import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache } from "./_code_cache.ts";
+import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
 import { switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
@@ -130,6 +131,25 @@ export async function analyze(
   options: AnalyzeOptions = {},
 ): Promise<Analysis> {
   const t0 = performance.now();
+  const data = await discover(image, decoder, options);
+  // The discovery's state is garbage now (see collectGarbage).
+  if (data.functions.length >= BIG_FUNCTIONS) collectGarbage();
+  data.seconds = (performance.now() - t0) / 1000;
+  return new Analysis(data, image);
+}
+
+/**
+ * Function count past which phase boundaries collect garbage: a few full collections cost
+ * little beside a big analysis, and keep its peak memory near what is alive.
+ */
+const BIG_FUNCTIONS = 2000;
+
+/** The phases, in a scope of their own so that their state is garbage once they are done. */
+async function discover(
+  image: BinaryImage,
+  decoder: Decoder,
+  options: AnalyzeOptions,
+): Promise<AnalysisData> {
   const d = new Discovery(image, decoder, options);
   d.seedFromTables();
   await d.pacer.phase(0.05, "Exploring functions");
@@ -143,11 +163,12 @@ export async function analyze(
   await d.pacer.phase(0.7, "Finding functions that do not return");
   await d.findNonReturning();
   await d.mergeColdParts();
+  // Every function was explored again: the first traces are garbage.
+  if (d.seeds.size >= BIG_FUNCTIONS) collectGarbage();
   await d.pacer.phase(0.85, "Building the CFG and cross-references");
   const data = await d.build();
-  data.seconds = (performance.now() - t0) / 1000;
   await d.pacer.phase(1, "Done");
-  return new Analysis(data, image);
+  return data;
 }
 
 /**
