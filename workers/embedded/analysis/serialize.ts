@@ -3,8 +3,9 @@
  * binary's analysis as views on one buffer instead of parsing and rebuilding objects.
  *
  *   "RMCA" · u32 format · u32 header length · header (JSON: version, arch, seconds, row counts,
- *   and the texts: function names, string texts, section names, other names) · padding to 8 ·
- *   the columns of {@link COLUMNS} in order, each padded to 8 bytes
+ *   whether addresses are wide, and the texts: function names, string texts, section names,
+ *   other names) · padding to 8 · the columns of {@link COLUMNS} in order, each padded to 8
+ *   bytes; addresses are u32 unless one of them needs more (then f64)
  *
  * Instructions are not stored; they are decoded again on demand. A function's blocks and edges
  * become objects only when something asks for them. Label names (`loc_…`) are not stored but
@@ -30,7 +31,7 @@ import { XrefTable } from "./xref_table.ts";
 
 const MAGIC = 0x41434d52; // "RMCA" little-endian
 /** Bumped when the layout below changes; with {@link ANALYSIS_VERSION} it keys the cache. */
-export const CACHE_FORMAT = 1;
+export const CACHE_FORMAT = 2;
 
 const SOURCES: FunctionSource[] = [
   "symbol",
@@ -58,32 +59,33 @@ const NAME_KINDS: NameEntry["kind"][] = [
 ];
 const ENCODINGS: StringInfo["encoding"][] = ["ascii", "utf8", "utf16le"];
 
-type ColumnType = "f64" | "u32" | "i32" | "u16" | "u8";
+/** `addr`: addresses, as u32 when every address of the analysis fits, else f64. */
+type ColumnType = "addr" | "u32" | "i32" | "u16" | "u8";
 type Counts = Record<"f" | "b" | "c" | "e" | "x" | "s" | "n", number>;
 
 /** Every column: name, element type, and its length from the row counts. */
 const COLUMNS = [
-  ["fStart", "f64", (c: Counts) => c.f],
-  ["fEnd", "f64", (c: Counts) => c.f],
+  ["fStart", "addr", (c: Counts) => c.f],
+  ["fEnd", "addr", (c: Counts) => c.f],
   ["fSource", "u8", (c: Counts) => c.f],
   ["fFlags", "u16", (c: Counts) => c.f],
   ["fBlocks", "u32", (c: Counts) => c.f + 1],
   ["fChunks", "u32", (c: Counts) => c.f + 1],
   ["fEdges", "u32", (c: Counts) => c.f + 1],
-  ["blocks", "f64", (c: Counts) => 2 * c.b],
-  ["chunks", "f64", (c: Counts) => 2 * c.c],
-  ["edgeEnds", "f64", (c: Counts) => 2 * c.e],
+  ["blocks", "addr", (c: Counts) => 2 * c.b],
+  ["chunks", "addr", (c: Counts) => 2 * c.c],
+  ["edgeEnds", "addr", (c: Counts) => 2 * c.e],
   ["edgeKind", "u8", (c: Counts) => c.e],
   ["edgeValue", "i32", (c: Counts) => c.e],
-  ["xFrom", "f64", (c: Counts) => c.x],
-  ["xTo", "f64", (c: Counts) => c.x],
+  ["xFrom", "addr", (c: Counts) => c.x],
+  ["xTo", "addr", (c: Counts) => c.x],
   ["xKind", "u8", (c: Counts) => c.x],
   ["xByTo", "u32", (c: Counts) => c.x],
-  ["sAddress", "f64", (c: Counts) => c.s],
+  ["sAddress", "addr", (c: Counts) => c.s],
   ["sSize", "u32", (c: Counts) => c.s],
   ["sEncoding", "u8", (c: Counts) => c.s],
   ["sSection", "u32", (c: Counts) => c.s],
-  ["nAddress", "f64", (c: Counts) => c.n],
+  ["nAddress", "addr", (c: Counts) => c.n],
   ["nKind", "u8", (c: Counts) => c.n],
   /** Index into the header's `names`, or -1 for a label named after its address. */
   ["nText", "i32", (c: Counts) => c.n],
@@ -91,7 +93,7 @@ const COLUMNS = [
 
 type ColumnName = typeof COLUMNS[number][0];
 interface ArrayOf {
-  f64: Float64Array;
+  addr: Float64Array | Uint32Array;
   u32: Uint32Array;
   i32: Int32Array;
   u16: Uint16Array;
@@ -100,21 +102,28 @@ interface ArrayOf {
 type Columns = { [K in typeof COLUMNS[number] as K[0]]: ArrayOf[K[1]] };
 
 const MAKERS: {
-  [T in ColumnType]: (buffer: ArrayBuffer, offset: number, length: number) => ArrayOf[T];
+  [T in ColumnType]: (
+    buffer: ArrayBuffer,
+    offset: number,
+    length: number,
+    wide: boolean,
+  ) => ArrayOf[T];
 } = {
-  f64: (b, o, n) => new Float64Array(b, o, n),
+  addr: (b, o, n, wide) => wide ? new Float64Array(b, o, n) : new Uint32Array(b, o, n),
   u32: (b, o, n) => new Uint32Array(b, o, n),
   i32: (b, o, n) => new Int32Array(b, o, n),
   u16: (b, o, n) => new Uint16Array(b, o, n),
   u8: (b, o, n) => new Uint8Array(b, o, n),
 };
-const WIDTH: Record<ColumnType, number> = { f64: 8, u32: 4, i32: 4, u16: 2, u8: 1 };
+const WIDTH: Record<ColumnType, number> = { addr: 4, u32: 4, i32: 4, u16: 2, u8: 1 };
 
 interface Header {
   v: number;
   arch: string;
   sec: number;
   counts: Counts;
+  /** Whether addresses are stored as f64 (some address is 2^32 or more) rather than u32. */
+  wide: boolean;
   fnNames: string[];
   strings: string[];
   sections: string[];
@@ -136,14 +145,14 @@ function layout(
   for (const [name, type, length] of COLUMNS) {
     const n = length(header.counts);
     spans.push([name, type, offset, n]);
-    offset = pad8(offset + n * WIDTH[type]);
+    offset = pad8(offset + n * (type === "addr" && header.wide ? 8 : WIDTH[type]));
   }
   if (buffer !== undefined && buffer.byteLength < offset) {
     throw new TypeError("Cannot read cached analysis: truncated");
   }
   const buf = buffer ?? new ArrayBuffer(offset);
   const columns: Record<string, unknown> = {};
-  for (const [name, type, at, n] of spans) columns[name] = MAKERS[type](buf, at, n);
+  for (const [name, type, at, n] of spans) columns[name] = MAKERS[type](buf, at, n, header.wide);
   return { buffer: buf, columns: columns as Columns, headerBytes: json };
 }
 
@@ -174,6 +183,7 @@ export function serializeAnalysis(a: Analysis): Uint8Array {
     arch: d.arch,
     sec: d.seconds,
     counts,
+    wide: !fitsU32(d),
     fnNames: d.functions.map((f) => f.name),
     strings: d.strings.map((s) => s.text),
     sections,
@@ -235,6 +245,26 @@ export function serializeAnalysis(a: Analysis): Uint8Array {
   return bytes;
 }
 
+/** Whether every address of `d` fits a u32 column. */
+function fitsU32(d: AnalysisData): boolean {
+  let fits = true;
+  const see = (a: number) => {
+    if (!(Number.isInteger(a) && a >= 0 && a <= 0xffffffff)) fits = false;
+  };
+  for (const f of d.functions) {
+    see(f.start);
+    see(f.end);
+    for (const b of f.blocks) see(b.start), see(b.end);
+    for (const c of f.chunks) see(c.start), see(c.end);
+    for (const e of f.edges) see(e.from), see(e.to);
+  }
+  for (const a of d.xrefs.from) see(a);
+  for (const a of d.xrefs.to) see(a);
+  for (const s of d.strings) see(s.address);
+  for (const n of d.names) see(n.address);
+  return fits;
+}
+
 function isDerivedLabel(n: NameEntry): boolean {
   return n.kind === "label" && n.name === `loc_${hex(n.address)}`;
 }
@@ -274,23 +304,35 @@ export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Anal
       section: header.sections[c.sSection[i]!]!,
     });
   }
-  const names: NameEntry[] = [];
-  for (let i = 0; i < counts.n; i++) {
-    const address = c.nAddress[i]!;
-    const t = c.nText[i]!;
-    names.push({
-      address,
-      name: t < 0 ? `loc_${hex(address)}` : header.names[t]!,
-      kind: NAME_KINDS[c.nKind[i]!]!,
-    });
-  }
+  // Names (a big binary has hundreds of thousands, most of them labels) become objects when
+  // first asked for.
+  let names: NameEntry[] | undefined;
+  const readNames = (): NameEntry[] => {
+    const out: NameEntry[] = [];
+    for (let i = 0; i < counts.n; i++) {
+      const address = c.nAddress[i]!;
+      const t = c.nText[i]!;
+      out.push({
+        address,
+        name: t < 0 ? `loc_${hex(address)}` : header.names[t]!,
+        kind: NAME_KINDS[c.nKind[i]!]!,
+      });
+    }
+    return out;
+  };
   const data: AnalysisData = {
     version: header.v,
     arch: header.arch,
     functions,
     xrefs: new XrefTable(c.xFrom, c.xTo, c.xKind, c.xByTo),
     strings,
-    names,
+    get names(): NameEntry[] {
+      names ??= readNames();
+      return names;
+    },
+    set names(value: NameEntry[]) {
+      names = value;
+    },
     seconds: header.sec,
   };
   return new Analysis(data, image);

@@ -1,12 +1,19 @@
 import assert from "node:assert/strict";
 import { deserializeAnalysis, serializeAnalysis } from "./serialize.ts";
 import { analyzeFixture, openFixture } from "./_test_fixtures.ts";
-import type { AnalysisData } from "./types.ts";
+import { Analysis } from "./analysis.ts";
+import { ANALYSIS_VERSION, type AnalysisData } from "./types.ts";
+import { XrefTable } from "./xref_table.ts";
 
-/** The data as plain values: functions read from the cache make blocks and edges lazily. */
+/**
+ * The data as plain values: functions read from the cache make blocks and edges lazily, and
+ * cross-reference columns come back as u32 when the addresses fit.
+ */
 function plain(d: AnalysisData) {
+  const x = d.xrefs;
   return {
     ...d,
+    xrefs: { from: [...x.from], to: [...x.to], kind: [...x.kind], byTo: [...x.byTo] },
     functions: d.functions.map((f) => ({
       start: f.start,
       end: f.end,
@@ -48,4 +55,34 @@ Deno.test("deserializeAnalysis() rejects another format, version or a truncated 
   const other = bytes.slice();
   new DataView(other.buffer).setUint32(4, 999, true);
   assert.throws(() => deserializeAnalysis(other, image), TypeError);
+});
+
+Deno.test("addresses past 4 GiB survive the cache (as f64 columns)", () => {
+  const image = openFixture("elf_x86_64_gcc_O2");
+  const at = 0x1_0000_1000;
+  const data: AnalysisData = {
+    version: ANALYSIS_VERSION,
+    arch: "x86_64",
+    functions: [{
+      start: at,
+      end: at + 8,
+      name: "far",
+      source: "symbol",
+      flags: ["leaf"],
+      blocks: [{ start: at, end: at + 8 }],
+      chunks: [],
+      edges: [{ from: at, to: at + 4, kind: "case", value: 3 }],
+    }],
+    xrefs: XrefTable.of([{ from: at, to: at + 0x100, kind: "read" }]),
+    strings: [],
+    names: [{ address: at, name: "far", kind: "function" }, {
+      address: at + 4,
+      name: `loc_${(at + 4).toString(16).toUpperCase()}`,
+      kind: "label",
+    }],
+    seconds: 0.5,
+  };
+  const b = deserializeAnalysis(serializeAnalysis(new Analysis(data, image)), image);
+  assert.deepEqual(plain(b.data), plain(data));
+  assert.deepEqual(b.xrefsTo(at + 0x100), [{ from: at, to: at + 0x100, kind: "read" }]);
 });

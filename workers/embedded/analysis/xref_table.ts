@@ -19,14 +19,20 @@ const KIND_CODE = new Map(XREF_KINDS.map((k, i) => [k, i]));
 
 /** The cross-references of an analysis. */
 export class XrefTable {
-  readonly from: Float64Array;
-  readonly to: Float64Array;
+  /** Float64Array when analysed; Uint32Array when read from a cache whose addresses fit. */
+  readonly from: Float64Array | Uint32Array;
+  readonly to: Float64Array | Uint32Array;
   readonly kind: Uint8Array;
   /** Row numbers sorted by `to`, then `from`. */
   readonly byTo: Uint32Array;
 
   /** Columns already sorted by from, to and kind; `byTo` is computed when not given. */
-  constructor(from: Float64Array, to: Float64Array, kind: Uint8Array, byTo?: Uint32Array) {
+  constructor(
+    from: Float64Array | Uint32Array,
+    to: Float64Array | Uint32Array,
+    kind: Uint8Array,
+    byTo?: Uint32Array,
+  ) {
     this.from = from;
     this.to = to;
     this.kind = kind;
@@ -100,7 +106,7 @@ export class XrefTable {
  * rank of each `to` keeps `from` ascending among equal `to` — without a comparator sort over
  * every row.
  */
-function orderByTo(to: Float64Array): Uint32Array {
+function orderByTo(to: Float64Array | Uint32Array): Uint32Array {
   const keys = to.slice().sort();
   let u = 0;
   for (let i = 0; i < keys.length; i++) {
