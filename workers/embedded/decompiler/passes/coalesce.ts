@@ -38,8 +38,15 @@ function readsOf(s: Stmt | undefined, t?: IrBlock["term"]): string[] {
   return out;
 }
 
-/** Coalesces copies of `fn` (out of SSA); gives up past `maxVars` variables. */
-export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
+/**
+ * Coalesces copies of `fn` (out of SSA); gives up past `maxVars` variables. `check` runs inside
+ * the loops whose cost grows with the live sets (the budget: it throws to stop).
+ */
+export function coalesce(
+  fn: IrFunction,
+  maxVars = 4000,
+  check: () => unknown = () => {},
+): IrFunction {
   const vars = new Map<string, Var>();
   // A call's result keeps its register (the printer finds the return value by it): it may
   // only be the name a class of copies takes, and one class holds at most one.
@@ -81,6 +88,7 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
   while (work.length > 0) {
     const k = work.pop()!;
     queued.delete(k);
+    check();
     const b = fn.blocks.get(k)!;
     const out = liveOut.get(k)!;
     for (const s of successors(b.term)) for (const v of liveIn.get(s) ?? []) out.add(v);
@@ -115,6 +123,7 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
     const live = new Set(liveOut.get(b.start)!);
     for (const r of readsOf(undefined, b.term)) live.add(r);
     for (let i = b.stmts.length - 1; i >= 0; i--) {
+      check();
       const s = b.stmts[i]!;
       const copyOf = s.k === "set" && isVar(s.src) ? varKey(s.src) : undefined;
       for (const d of stmtDefs(s)) {
@@ -135,6 +144,7 @@ export function coalesce(fn: IrFunction, maxVars = 4000): IrFunction {
   };
   const sizeOf = (k: string) => vars.get(k)?.size;
   for (const [a, b] of copies) {
+    check();
     const va = vars.get(a);
     const vb = vars.get(b);
     if (!va || !vb || sizeOf(a) !== sizeOf(b)) continue;
