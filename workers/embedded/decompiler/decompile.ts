@@ -159,12 +159,14 @@ export function decompile(input: DecompileInput): Decompiled {
     }
     if (share < 1 && t > fullUntil) simplify(name);
   };
-  // Propagation to a fixpoint while the full pipeline runs; bounded after (from the same input,
+  // Propagation to a fixpoint while the full pipeline runs; bounded after (from where it was,
   // when the full share ran out during it).
-  const propagation = (fn: IrFunction, name: string): IrFunction => {
+  const propagation = (from: IrFunction, name: string): IrFunction => {
+    let fn = from;
     if (simplified === undefined) {
       try {
-        return propagate(fn, () => {
+        return propagate(fn, (sofar) => {
+          fn = sofar;
           shareCheck();
           if (now() > deadline) stage(name);
         });
