@@ -187,7 +187,7 @@ Deno.test("decompile() out of optional time prints gotos and unpropagated code, 
   const r = render(d, "f", names);
   assert.match(r.code, /goto label_|label_/);
   assert.ok(r.lines.some((l) => l.addresses.includes(0x1008)));
-  // Past the whole budget it is still a Timeout.
+  // Past the whole budget it is still a Timeout (at the first stage: lifting).
   first = true;
   const late = () => {
     if (first) {
