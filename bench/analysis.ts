@@ -6,6 +6,7 @@
  */
 import { ok, startRemcp } from "../tests/_harness.ts";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
+import { printAaaBeside, rizinForBench } from "./_rizin.ts";
 
 const candidates = Deno.args.length > 0
   ? Deno.args
@@ -27,6 +28,8 @@ function codeBytes(bytes: Uint8Array): number {
     .reduce((n, s) => n + (s.end - s.start), 0);
 }
 
+const rz = rizinForBench();
+if ("reason" in rz) console.log(`rizin side by side skipped: ${rz.reason}`);
 console.log(
   "file                         code MB   open s  analysis s  s/MB   reopen s  cache s  " +
     "open speedup  analysis speedup",
@@ -46,6 +49,7 @@ for (const file of files) {
     const i1 = (await ok(h.client, "get_database_info", { database: a.database })).analysis as {
       seconds: number;
     };
+    if (!("reason" in rz)) await printAaaBeside(rz, h.client, String(a.database), file, first);
     await ok(h.client, "close_database", { database: a.database });
     t0 = performance.now();
     const b = await ok(h.client, "open_database", { path: file });
