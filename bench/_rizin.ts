@@ -4,11 +4,18 @@
  * (bench/analysis.ts), and `rz-diff -t functions` beside diff_databases (bench/diff.ts). Without
  * Rizin, {@link rizinForBench} says why and the benchmarks print that and go on without it.
  * Peak memory is VmHWM from /proc, so Linux only.
+ *
+ *   deno run -A bench/_rizin.ts FILE…   (aaa beside remcp's open, long calls allowed: big files
+ *                                        outlast the client's default request timeout)
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { findRizin, probeVersion, supported } from "../src/probes/rizin.ts";
 import { RizinPipe } from "../workers/rizin/pipe.ts";
+import { startRemcp } from "../tests/_harness.ts";
+
+/** Request options for calls that may run for a long time on a busy machine. */
+const LONG = { timeout: 3_600_000, resetTimeoutOnProgress: true };
 
 /** The Rizin executables a benchmark can compare with. */
 export interface RizinForBench {
@@ -77,11 +84,14 @@ export async function printAaaBeside(
   file: string,
   remcpSeconds: number,
 ): Promise<void> {
-  const list = await client.callTool({ name: "list_databases", arguments: {} });
+  const list = await client.callTool({ name: "list_databases", arguments: {} }, LONG);
   const db = (list.structuredContent as { items: { database: string; pid?: number }[] }).items
     .find((d) => d.database === database);
   const remcpPeak = db?.pid ? peakMib(db.pid) : NaN;
-  const info = await client.callTool({ name: "list_functions", arguments: { database, limit: 1 } });
+  const info = await client.callTool(
+    { name: "list_functions", arguments: { database, limit: 1 } },
+    LONG,
+  );
   const remcpFunctions = (info.structuredContent as { total?: number }).total ?? NaN;
   const r = await rizinAaa(rz, file);
   console.log(
@@ -202,3 +212,31 @@ function isFile(path: string): boolean {
     return false;
   }
 }
+
+async function main(files: string[]): Promise<void> {
+  const rz = rizinForBench();
+  if ("reason" in rz) {
+    console.log(`rizin side by side skipped: ${rz.reason}`);
+    return;
+  }
+  const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" } });
+  try {
+    for (const file of files) {
+      const t0 = performance.now();
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = await h.client.callTool({ name, arguments: args }, LONG);
+        if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+        return r.structuredContent as Record<string, unknown>;
+      };
+      const { database } = await call("open_database", { path: file, force_new: true });
+      await call("wait_for_analysis", { database, timeout: 3600 });
+      const seconds = (performance.now() - t0) / 1000;
+      await printAaaBeside(rz, h.client, String(database), file, seconds);
+      await call("close_database", { database, force: true });
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+if (import.meta.main) await main(Deno.args);
