@@ -13,6 +13,7 @@ import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { findRizin, probeVersion, supported } from "../src/probes/rizin.ts";
 import { RizinPipe } from "../workers/rizin/pipe.ts";
 import { startRemcp } from "../tests/_harness.ts";
+import { type MatchScore, scoreMatches } from "./_match_score.ts";
 
 /** Request options for calls that may run for a long time on a busy machine. */
 const LONG = { timeout: 3_600_000, resetTimeoutOnProgress: true };
@@ -106,16 +107,7 @@ export async function printAaaBeside(
 }
 
 /** rz-diff's function matching scored the way bench/diff.ts scores diff_databases. */
-export interface RzDiffScore {
-  truth: number;
-  matched: number;
-  judged: number;
-  correct: number;
-  precision: number;
-  recall: number;
-  f1: number;
-  seconds: number;
-}
+export type RzDiffScore = Omit<MatchScore, "wrong"> & { matched: number; seconds: number };
 
 interface RzDiffRow {
   similarity: number;
@@ -126,8 +118,7 @@ interface RzDiffRow {
 /**
  * `rz-diff -t functions` (which runs `aaa` on both files, then matches) on the stripped pair;
  * `symA`/`symB` map function starts to the unstripped builds' unique names (a's already renamed
- * to b's names). Correct, judged and truth as in bench/diff.ts: truth counts the names found in
- * both builds at starts both of rizin's analyses found.
+ * to b's names). Scored as diff_databases is ({@link scoreMatches}), over the starts rizin found.
  */
 export async function rzDiffScore(
   rz: RizinForBench,
@@ -152,28 +143,11 @@ export async function rzDiffScore(
   const rows = JSON.parse(text.slice(text.indexOf("["))) as RzDiffRow[];
   const foundA = new Set(rows.flatMap((r) => r.original ? [r.original.addr] : []));
   const foundB = new Set(rows.flatMap((r) => r.modified ? [r.modified.addr] : []));
-  const namesB = new Map([...symB].map(([at, n]) => [n, at]));
-  let truth = 0;
-  for (const [at, n] of symA) {
-    const bt = namesB.get(n);
-    if (bt !== undefined && foundA.has(at) && foundB.has(bt)) truth++;
-  }
-  let matched = 0;
-  let judged = 0;
-  let correct = 0;
-  for (const r of rows) {
-    if (!r.original || !r.modified) continue;
-    matched++;
-    const na = symA.get(r.original.addr);
-    const nb = symB.get(r.modified.addr);
-    if (na === undefined || nb === undefined) continue;
-    judged++;
-    if (na === nb) correct++;
-  }
-  const precision = judged === 0 ? 0 : correct / judged;
-  const recall = truth === 0 ? 0 : Math.min(1, correct / truth);
-  const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
-  return { truth, matched, judged, correct, precision, recall, f1, seconds };
+  const matched = rows.flatMap((r) =>
+    r.original && r.modified ? [[r.original.addr, r.modified.addr] as const] : []
+  );
+  const { wrong: _, ...score } = scoreMatches(matched, symA, symB, foundA, foundB);
+  return { ...score, matched: matched.length, seconds };
 }
 
 /** rz-diff on a bench/diff.ts pair, printed beside remcp's score and time for it. */

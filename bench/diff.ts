@@ -23,6 +23,7 @@ import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { startRemcp } from "../tests/_harness.ts";
 import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
+import { scoreMatches } from "./_match_score.ts";
 
 const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
 
@@ -224,38 +225,28 @@ async function score(
     return starts;
   };
   const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
-  const namesB = new Map([...symB].map(([at, n]) => [n, at]));
-  let truth = 0;
-  for (const [at, n] of symA) {
-    const bt = namesB.get(n);
-    if (bt !== undefined && foundA.has(at) && foundB.has(bt)) truth++;
-  }
-  let judged = 0;
-  let correct = 0;
+  const s = scoreMatches(
+    rows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
+    symA,
+    symB,
+    foundA,
+    foundB,
+  );
   const wrong: Record<string, number> = {};
-  for (const r of rows) {
-    const na = symA.get(Number(r.a_start));
-    const nb = symB.get(Number(r.b_start));
-    if (na === undefined || nb === undefined) continue;
-    judged++;
-    if (na === nb) correct++;
-    else wrong[r.round!] = (wrong[r.round!] ?? 0) + 1;
-  }
+  for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
-  const precision = judged === 0 ? 0 : correct / judged;
-  const recall = truth === 0 ? 0 : Math.min(1, correct / truth);
   const mb = ((await Deno.stat(`${a}.stripped`)).size + (await Deno.stat(`${b}.stripped`)).size) /
     2 / 1e6;
   return {
     pair,
     wrong,
-    truth,
+    truth: s.truth,
     matched: rows.length,
-    judged,
-    correct,
-    precision,
-    recall,
-    f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall),
+    judged: s.judged,
+    correct: s.correct,
+    precision: s.precision,
+    recall: s.recall,
+    f1: s.f1,
     diffSeconds,
     openSeconds,
     mb,
