@@ -53,7 +53,6 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
   const d: EmbeddedDb = {
     path,
     name: path,
-    bytes,
     sha256: "",
     options: {},
     image,
