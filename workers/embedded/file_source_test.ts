@@ -3,7 +3,7 @@ import { RemcpError } from "../../src/errors.ts";
 import { prng } from "./_prng.ts";
 import { FileSource } from "./file_source.ts";
 import { CORPUS, hotFields, mutate } from "./formats/_fuzz.ts";
-import { FIXTURES, readOrSkip } from "./formats/_testing.ts";
+import { FIXTURES, readOrSkip, withBigSection } from "./formats/_testing.ts";
 import type { BinaryImage, OpenOptions } from "./formats/image.ts";
 import { openImage } from "./formats/open_image.ts";
 
@@ -81,36 +81,6 @@ Deno.test("openImage() on a FileSource matches memory on mutated files of every 
     Deno.removeSync(dir, { recursive: true });
   }
 });
-
-/**
- * `fixture` (a 64-bit little-endian ELF whose section headers come last) with `mib` MiB of
- * zeros as the contents of its last non-loaded section, moved past them: the shape of a binary
- * with large debug information. The zeros are a hole in a sparse file, cheap on disk.
- */
-function withBigSection(fixture: Uint8Array, path: string, mib: number): number {
-  const dv = new DataView(fixture.buffer, fixture.byteOffset, fixture.byteLength);
-  const shoff = Number(dv.getBigUint64(0x28, true));
-  const shnum = dv.getUint16(0x3c, true);
-  assert.equal(shoff + shnum * 64, fixture.length, "section headers must end the file");
-  const table = fixture.slice(shoff);
-  const tv = new DataView(table.buffer);
-  let last = -1;
-  for (let i = 1; i < shnum; i++) {
-    const flags = Number(tv.getBigUint64(i * 64 + 8, true));
-    if ((flags & 2) === 0 && tv.getUint32(i * 64 + 4, true) === 1) last = i; // PROGBITS, not alloc
-  }
-  assert.ok(last > 0, "no non-loaded section to grow");
-  const big = mib * 1024 * 1024;
-  tv.setBigUint64(last * 64 + 24, BigInt(shoff), true); // sh_offset
-  tv.setBigUint64(last * 64 + 32, BigInt(big), true); // sh_size
-  const head = fixture.slice(0, shoff);
-  new DataView(head.buffer).setBigUint64(0x28, BigInt(shoff + big), true); // e_shoff
-  using f = Deno.openSync(path, { write: true, create: true, truncate: true });
-  f.writeSync(head);
-  f.seekSync(shoff + big, Deno.SeekMode.Start);
-  f.writeSync(table);
-  return shoff + big + table.length;
-}
 
 Deno.test("openImage() on a FileSource reads neither a 64 MiB section nor an overlay", () => {
   const elf = readOrSkip(new URL("elf_x86_64_gcc_O2", FIXTURES), "big section");
