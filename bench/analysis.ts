@@ -32,7 +32,7 @@ console.log(
     "open speedup  analysis speedup",
 );
 for (const file of files) {
-  const stateDir = await Deno.makeTempDir();
+  const stateDir = await Deno.makeTempDir({ prefix: "remcp-bench-analysis-" });
   const h = await startRemcp({
     stateDir,
     env: { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" },
