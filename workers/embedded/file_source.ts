@@ -9,28 +9,12 @@
  */
 import { RemcpError } from "../../src/errors.ts";
 import { type ByteSource, type ByteWindow, freshWindow, mergeRanges } from "./formats/_source.ts";
+import { lastAtOrBefore } from "./formats/_sorted.ts";
 
 /** Page size of the cache for reads outside the kept ranges. */
 const PAGE = 64 * 1024;
 /** Pages cached at most (4 MiB): headers and name tables, never a whole large table. */
 const MAX_PAGES = 64;
-
-/** Index of the last window whose base is ≤ off, or -1. */
-function lastAtOrBefore(list: readonly ByteWindow[], off: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]!.base <= off) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
-}
 
 /** A {@link ByteSource} over an open file; close it (or `using` it) when parsing is done. */
 export class FileSource implements ByteSource, Disposable {
@@ -97,7 +81,7 @@ export class FileSource implements ByteSource, Disposable {
   }
 
   #keptHolding(off: number, len: number): ByteWindow | undefined {
-    const w = this.#kept[lastAtOrBefore(this.#kept, off)];
+    const w = this.#kept[lastAtOrBefore(this.#kept, off, (k) => k.base)];
     return w && off + len <= w.base + w.bytes.length ? w : undefined;
   }
 

@@ -6,6 +6,7 @@
 
 import type { BinaryImage, Section, Segment } from "./image.ts";
 import { asSource, type ByteSource, mergeRanges } from "./_source.ts";
+import { lastAtOrBefore } from "./_sorted.ts";
 
 /** Everything of a {@link BinaryImage} except its methods, plus what the methods need. */
 export type ImageParts =
@@ -32,19 +33,7 @@ export type ImageParts =
 
 /** Index of the last element whose `start` is ≤ addr, or -1. */
 function lastStartAtOrBefore(list: readonly { start: number }[], addr: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]!.start <= addr) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
+  return lastAtOrBefore(list, addr, (s) => s.start);
 }
 
 /** How far back a lookup walks past the binary-search hit, to find ranges that overlap. */
