@@ -96,7 +96,7 @@ console.log(
     "MB/code MB  reopen s  reopen CPU s  cache load s  cached",
 );
 for (const file of files) {
-  const stateDir = await Deno.makeTempDir();
+  const stateDir = await Deno.makeTempDir({ prefix: "remcp-bench-analysis-" });
   const h = await startRemcp({
     stateDir,
     env: {

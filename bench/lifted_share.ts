@@ -13,6 +13,7 @@
 
 import { parseArgs } from "node:util";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
+import type { BinaryImage } from "../workers/embedded/formats/image.ts";
 import { NameIndex } from "../workers/embedded/names.ts";
 import { CodeView } from "../workers/embedded/code.ts";
 import { analyze } from "../workers/embedded/analysis/analyze.ts";
@@ -48,15 +49,32 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
   const image = openImage(bytes);
   const names = new NameIndex(image);
   const code = new CodeView(image);
-  const storePath = await Deno.makeTempFile({ suffix: ".sqlite" });
-  const store = AnnotationStore.open(storePath);
+  // The store and its lock, journal and WAL files live in a folder of their own, removed however
+  // the run ends (a bare temporary .sqlite left its .lock, and everything on an error, in /tmp).
+  const storeDir = await Deno.makeTempDir({ prefix: "remcp-bench-lifted-share-" });
+  const store = AnnotationStore.open(`${storeDir}/db.sqlite`);
+  try {
+    return await measure(path, image, names, code, store, max);
+  } finally {
+    store.close();
+    await Deno.remove(storeDir, { recursive: true }).catch(() => {});
+  }
+}
+
+async function measure(
+  path: string,
+  image: BinaryImage,
+  names: NameIndex,
+  code: CodeView,
+  store: AnnotationStore,
+  max: number,
+): Promise<ShareResult> {
   const decoder = await code.decoder(image.entry ?? image.imageBase);
   const analysis = await analyze(image, decoder);
   names.attachAnalysis(analysis);
   const d: EmbeddedDb = {
     path,
     name: path,
-    bytes,
     sha256: "",
     options: {},
     image,
@@ -114,8 +132,6 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
       r.errors.set(why, (r.errors.get(why) ?? 0) + 1);
     }
   }
-  store.close();
-  for (const suffix of ["", "-wal", "-shm"]) await Deno.remove(storePath + suffix).catch(() => {});
   r.decodeRatio = r.ms.reduce((a, b) => a + b, 0) / Math.max(1, decodeMs);
   return r;
 }

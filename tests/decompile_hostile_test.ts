@@ -25,7 +25,7 @@ function blob(count: number, garbage: number): Uint8Array {
 }
 
 async function openBlob(h: Awaited<ReturnType<typeof startRemcp>>, bytes: Uint8Array) {
-  const path = await Deno.makeTempFile({ suffix: ".bin" });
+  const path = await Deno.makeTempFile({ prefix: "remcp-test-decompile-", suffix: ".bin" });
   await Deno.writeFile(path, bytes);
   const o = await ok(h.client, "open_database", {
     path,

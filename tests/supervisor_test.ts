@@ -385,7 +385,7 @@ Deno.test(
   "what a new user meets: empty and unknown files, turned-off tools, rename journal",
   e2e,
   async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await Deno.makeTempDir({ prefix: "remcp-test-supervisor-" });
     const h = await startRemcp();
     try {
       const empty = `${dir}/empty.bin`;
