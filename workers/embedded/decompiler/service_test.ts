@@ -17,7 +17,7 @@ async function withDb(f: (d: EmbeddedDb) => Promise<void>): Promise<void> {
   const image = openImage(bytes);
   const names = new NameIndex(image);
   const code = new CodeView(image);
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-test-" });
   const store = AnnotationStore.open(`${dir}/a.sqlite`);
   try {
     const analysis = await analyze(image, await code.decoder(image.entry ?? image.imageBase));
@@ -25,7 +25,6 @@ async function withDb(f: (d: EmbeddedDb) => Promise<void>): Promise<void> {
     await f({
       path: FIXTURE.pathname,
       name: "fixture",
-      bytes,
       sha256: "",
       options: {},
       image,
