@@ -8,11 +8,32 @@
  * Matches are never undone and similarity never changes, so the outcome is exactly that of a
  * fresh comparison.
  */
-import type { MatchState } from "./match_state.ts";
+import type { FunctionFeatures } from "./features.ts";
+import { groupBy, type MatchState } from "./match_state.ts";
 import { similarityAtLeast } from "./similarity.ts";
 
 // Candidates kept per function: a later run needs the best two that are still unmatched.
 const KEEP = 4;
+
+/** Everything similarity() reads of a function: equal profiles score equally against anything. */
+function profile(f: FunctionFeatures): string {
+  return JSON.stringify([
+    f.bytes_hash,
+    f.mnem_hash,
+    f.mnem_set_hash,
+    f.cfg_sig,
+    f.instructions,
+    f.size,
+    f.blocks,
+    f.edges,
+    f.loops,
+    f.callees.length,
+    f.histogram,
+    f.strings,
+    f.imports,
+    f.constants,
+  ]);
+}
 
 /** One function's best candidates, best first. */
 interface Top {
@@ -87,15 +108,30 @@ export class FuzzyRound {
     this.#is = is.filter((i) => s.partnerA[i] === -1);
     this.#sizeA = new BySize(this.#is, (i) => s.a[i]!.instructions);
     this.#sizeB = new BySize(js.filter((j) => s.partnerB[j] === -1), (j) => s.b[j]!.instructions);
-    const orderB = this.#sizeB.order;
-    for (const i of this.#is) {
-      const [from, to] = this.#sizeB.window(s.a[i]!.instructions);
+    // Functions alike in every input of similarity (stubs, wrappers, identical copies) score the
+    // same against everything: each class is compared once, and since a class of more than
+    // KEEP ties for every slot, KEEP of its members stand for it (the rest are never a clear
+    // best; a row that loses them is recomputed).
+    const classesA = [...groupBy(this.#is, (i) => profile(s.a[i]!)).values()];
+    const classesB = [...groupBy(this.#sizeB.order, (j) => profile(s.b[j]!)).values()];
+    const repsB = new BySize(classesB.keys().toArray(), (c) => s.b[classesB[c]![0]!]!.instructions);
+    for (const ca of classesA) {
+      const fa = s.a[ca[0]!]!;
+      const [from, to] = repsB.window(fa.instructions);
       for (let k = from; k < to; k++) {
-        const j = orderB[k]!;
-        const sim = similarityAtLeast(s.a[i]!, s.b[j]!, min);
+        const cb = classesB[repsB.order[k]!]!;
+        const sim = similarityAtLeast(fa, s.b[cb[0]!]!, min);
         if (sim < min) continue;
-        insert(this.#row(this.#topA, i), j, sim);
-        insert(this.#row(this.#topB, j), i, sim);
+        for (const i of ca) {
+          const top = this.#row(this.#topA, i);
+          for (let n = 0; n < cb.length && n < KEEP; n++) insert(top, cb[n]!, sim);
+          if (cb.length > KEEP) top.complete = false;
+        }
+        for (const j of cb) {
+          const top = this.#row(this.#topB, j);
+          for (let n = 0; n < ca.length && n < KEEP; n++) insert(top, ca[n]!, sim);
+          if (ca.length > KEEP) top.complete = false;
+        }
       }
     }
   }

@@ -49,7 +49,7 @@ export function similarityAtLeast(a: FunctionFeatures, b: FunctionFeatures, min:
 
 /** Equal masked bytes and length: the same code, wherever it sits. */
 export function identical(a: FunctionFeatures, b: FunctionFeatures): boolean {
-  return a.bytes_hash === b.bytes_hash && a.instructions === b.instructions;
+  return a.instructions === b.instructions && a.bytes_hash === b.bytes_hash;
 }
 
 function ratio(x: number, y: number): number {
