@@ -191,6 +191,12 @@ const LUA54_RENAMES = new Map([
   ["luaK_codeABC", "luaK_codeABCk"],
   ["findlocal", "luaG_findlocal"],
   ["LoadString", "loadStringN"],
+  // Same parameters and role under a new name (lvm.c, ltm.c, lparser.c); 5.4's mainposition
+  // takes (t, ktt, kvl) instead, and 5.3's (t, key) became mainpositionTV.
+  ["luaV_div", "luaV_idiv"],
+  ["luaT_callbinTM", "callbinTM"],
+  ["assignment", "restassign"],
+  ["mainposition", "mainpositionTV"],
 ]);
 const lua54Name = (n: string) =>
   LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());

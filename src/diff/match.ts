@@ -31,7 +31,10 @@ export interface MatchOptions {
   signal?: AbortSignal;
   /** Called after each round. */
   onRound?: (round: string, matched: number) => void;
-  /** Least similarity for a match found by similarity alone (default 0.75). */
+  /**
+   * Least similarity for a match found by similarity alone (default 0.85: between 0.75 and 0.85
+   * this round made no right pair and one wrong pair on each Lua pair of bench/diff.ts).
+   */
   minFuzzy?: number;
 }
 
@@ -127,7 +130,7 @@ export function* matchSteps(
   b: readonly FunctionFeatures[],
   options: MatchOptions = {},
 ): Generator<void, MatchResult> {
-  const minFuzzy = options.minFuzzy ?? 0.75;
+  const minFuzzy = options.minFuzzy ?? 0.85;
   const s = new MatchState(a, b);
   const { partnerA, partnerB, graphA, graphB } = s;
   const rounds: { round: string; matched: number }[] = [];
