@@ -24,6 +24,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
+import process from "node:process";
 import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { startRemcp } from "../tests/_harness.ts";
@@ -337,8 +338,11 @@ async function timeOnly(client: Client, name: string, a: string, b: string) {
   // features (the workers keep them, so this second read is mostly transport).
   const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
   const t2 = performance.now();
+  const c2 = process.cpuUsage();
   const m = matchFunctions(fa!, fb!);
   const matchSeconds = (performance.now() - t2) / 1000;
+  const c3 = process.cpuUsage(c2);
+  const matchCpu = (c3.user + c3.system) / 1e6;
   console.log(
     `${name}\n  ${mb.toFixed(2)} MB each, functions ${
       (d.a as { functions: number }).functions
@@ -346,9 +350,11 @@ async function timeOnly(client: Client, name: string, a: string, b: string) {
       `${(d.b as { functions: number }).functions}, totals ${JSON.stringify(d.totals)}; diff ` +
       `${diffSeconds.toFixed(1)} s (${cpu.toFixed(1)} CPU-s in the server and workers; load ` +
       `${loadBefore} → ${load()}) vs open+analysis ${openSeconds.toFixed(1)} s ` +
-      `(${(diffSeconds / openSeconds).toFixed(2)}×); matching alone ${matchSeconds.toFixed(1)} s (${
-        (matchSeconds / diffSeconds).toFixed(2)
-      }× the diff, ${m.matches.length} pairs)`,
+      `(${(diffSeconds / openSeconds).toFixed(2)}×); matching alone ${
+        matchSeconds.toFixed(1)
+      } s, ` +
+      `${matchCpu.toFixed(1)} CPU-s (${(matchSeconds / diffSeconds).toFixed(2)}× the diff, ` +
+      `${m.matches.length} pairs)`,
   );
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
 }
