@@ -194,28 +194,34 @@ export class FuzzyRound {
 
   #rowOfA(i: number): Top {
     const s = this.#s;
-    const t: Top = { ks: [], scores: [], complete: true };
-    const [from, to] = this.#sizeB.window(s.a[i]!.instructions);
-    for (let k = from; k < to; k++) {
-      const j = this.#sizeB.order[k]!;
-      if (s.partnerB[j] !== -1) continue;
-      const sim = similarityAtLeast(s.a[i]!, s.b[j]!, this.#min);
-      if (sim >= this.#min) insert(t, j, sim);
-    }
-    return t;
+    return this.#fresh(
+      this.#sizeB,
+      s.partnerB,
+      s.a[i]!.instructions,
+      (j) => similarityAtLeast(s.a[i]!, s.b[j]!, this.#min),
+    );
   }
 
   #rowOfB(j: number): Top {
     const s = this.#s;
-    const t: Top = { ks: [], scores: [], complete: true };
     // a[i] is in b[j]'s window when b[j] is in a[i]'s: ceil(n_i / 2) <= n_j <= 2 n_i.
-    const n = s.b[j]!.instructions;
-    const [from, to] = this.#sizeA.window(n);
+    return this.#fresh(
+      this.#sizeA,
+      s.partnerA,
+      s.b[j]!.instructions,
+      (i) => similarityAtLeast(s.a[i]!, s.b[j]!, this.#min),
+    );
+  }
+
+  /** The best candidates among the unmatched of one side whose sizes are in `n`'s window. */
+  #fresh(side: BySize, partner: Int32Array, n: number, score: (k: number) => number): Top {
+    const t: Top = { ks: [], scores: [], complete: true };
+    const [from, to] = side.window(n);
     for (let k = from; k < to; k++) {
-      const i = this.#sizeA.order[k]!;
-      if (s.partnerA[i] !== -1) continue;
-      const sim = similarityAtLeast(s.a[i]!, s.b[j]!, this.#min);
-      if (sim >= this.#min) insert(t, i, sim);
+      const x = side.order[k]!;
+      if (partner[x] !== -1) continue;
+      const sim = score(x);
+      if (sim >= this.#min) insert(t, x, sim);
     }
     return t;
   }
