@@ -24,7 +24,7 @@ import { xrefTools } from "./tools/xref_tools.ts";
 import { featureTools } from "./tools/feature_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
-import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
+import { CACHE_FORMAT, deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
 import { ANALYSIS_VERSION } from "./analysis/types.ts";
 import { fnName } from "./db.ts";
 import { AnnotationStore } from "../shared/store/store.ts";
@@ -214,7 +214,9 @@ export function storePath(
   return join(stateDir, "databases", `${sha256}${suffix}.sqlite`);
 }
 
-const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
+// The data's version and the byte layout's: a change of either misses the old entry, which
+// the next save drops.
+const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}.${CACHE_FORMAT}`;
 
 /** The cached analysis when there is a usable one, else a fresh analysis (then cached). */
 async function loadOrAnalyze(
@@ -241,6 +243,7 @@ async function loadOrAnalyze(
   });
   try {
     db.store.saveCache(CACHE_KEY, serializeAnalysis(analysis));
+    db.store.dropCache("analysis:", CACHE_KEY);
   } catch {
     // The cache is an optimisation: a full disk must not fail the open.
   }

@@ -67,6 +67,11 @@ export interface DecompileInput {
   ): { params: number; floatParams?: number; returns: boolean; floatReturn?: boolean } | undefined;
   /** Milliseconds this decompilation may take. */
   budgetMs: number;
+  /**
+   * Only the signature is wanted (a callee's summary): stop once the parameters and the return
+   * value are known, before leaving SSA; the result's `tree` and `types` are then empty.
+   */
+  signatureOnly?: boolean;
   /** The clock (tests pass their own). */
   now?: () => number;
 }
@@ -131,10 +136,19 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = prepareCalls(ir, cc);
   ir = toSsa(ir);
   stage("ssa");
+  // The passes ask for the same callees' prototypes many times (every call site, every return
+  // value traced back to a call): each address is looked up (and parsed) once.
+  const prototypes = new Map<number, Prototype | undefined>();
+  const prototypeAt = (address: number): Prototype | undefined => {
+    if (prototypes.has(address)) return prototypes.get(address);
+    const p = input.prototypeAt?.(address);
+    prototypes.set(address, p);
+    return p;
+  };
   const protoOf = (target: Expr): Prototype | undefined => {
-    if (target.k === "const") return input.prototypeAt?.(Number(target.value));
+    if (target.k === "const") return prototypeAt(Number(target.value));
     if (target.k === "load" && target.addr.k === "const") {
-      return input.prototypeAt?.(Number(target.addr.value));
+      return prototypeAt(Number(target.addr.value));
     }
     return undefined;
   };
@@ -193,6 +207,21 @@ export function decompile(input: DecompileInput): Decompiled {
     if (!returns) ir = dropReturnValues(ir);
     if (!isFloatType(self.ret)) floatReturn = undefined;
   }
+  const signature = {
+    frame: framed.frame,
+    cc,
+    params,
+    returns,
+    ...(floatReturn ? { floatReturn } : {}),
+    ...(self ? { prototype: self } : {}),
+    instructions: built.instructions,
+    unlifted: built.unlifted,
+  };
+  if (input.signatureOnly) {
+    stage("signature");
+    const tree: SStmt<number, Expr> = { kind: "seq", items: [] };
+    return { ...signature, ir, tree, types: new Map(), gotos: 0, warnings: [], stages };
+  }
   ir = leaveSsa(ir, maxTmp(ir) + 1);
   ir = coalesce(ir);
   stage("ssa-exit");
@@ -218,17 +247,10 @@ export function decompile(input: DecompileInput): Decompiled {
   const types = inferTypes(ir, input.isString);
   stage("types");
   return {
+    ...signature,
     ir,
     tree,
-    frame: framed.frame,
-    cc,
     types,
-    params,
-    returns,
-    ...(floatReturn ? { floatReturn } : {}),
-    ...(self ? { prototype: self } : {}),
-    instructions: built.instructions,
-    unlifted: built.unlifted,
     gotos,
     warnings: [
       ...ir.warnings,

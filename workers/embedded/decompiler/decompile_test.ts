@@ -138,3 +138,13 @@ Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", a
   assert.match(d.code, /^long double h\(/);
   assert.match(d.code, /v1 = \(long double\)\*\(double \*\)arg1;\n\s+return v1 \+ v1;/);
 });
+
+Deno.test("decompile() for a signature only gives the same parameters and return value", async () => {
+  const full = decompile(await input());
+  const sig = decompile({ ...(await input()), signatureOnly: true });
+  assert.deepEqual(sig.params, full.params);
+  assert.equal(sig.returns, full.returns);
+  assert.equal(sig.floatReturn, full.floatReturn);
+  assert.deepEqual(sig.tree, { kind: "seq", items: [] });
+  assert.ok(full.tree.kind !== "seq" || full.tree.items.length > 0);
+});

@@ -185,7 +185,8 @@ function run(
     prototypeAt: (addr) => prototypeAt(d, addr, names),
     bytesAt: (addr, length) => image.read(addr, length),
     ...(image.arch === "x86" ? { pcThunk: (addr: number) => pcThunk(d, addr) } : {}),
-    ...(withCallees ? { summaryAt: summary } : {}),
+    // A callee decompiled for its summary needs its signature only.
+    ...(withCallees ? { summaryAt: summary } : { signatureOnly: true }),
     budgetMs,
   });
 }

@@ -51,4 +51,10 @@ Deno.test("AnnotationStore caches blobs", () =>
     s.saveCache("analysis:1", new Uint8Array([1, 2, 3]));
     assert.deepEqual(s.loadCache("analysis:1"), new Uint8Array([1, 2, 3]));
     assert.equal(s.loadCache("nope"), undefined);
+    s.saveCache("analysis:0", new Uint8Array([4]));
+    s.saveCache("other:0", new Uint8Array([5]));
+    s.dropCache("analysis:", "analysis:1");
+    assert.equal(s.loadCache("analysis:0"), undefined, "an older format is dropped");
+    assert.deepEqual(s.loadCache("analysis:1"), new Uint8Array([1, 2, 3]));
+    assert.deepEqual(s.loadCache("other:0"), new Uint8Array([5]));
   }));
