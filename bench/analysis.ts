@@ -12,6 +12,7 @@
 import { callTool, ok, startRemcp } from "../tests/_harness.ts";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
 import { createDecoder } from "../workers/embedded/arch/decoder.ts";
+import { printAaaBeside, rizinForBench } from "./_rizin.ts";
 
 const candidates = Deno.args.length > 0
   ? Deno.args
@@ -88,12 +89,14 @@ const load = () => {
 };
 
 console.log(`load average before: ${load()}  (2-core machines are noisy: CPU s is the measure)`);
+const rz = rizinForBench();
+if ("reason" in rz) console.log(`rizin side by side skipped: ${rz.reason}`);
 console.log(
   "file                    code MB  open s  worker CPU s  MB/CPU s  × sweep  peak MB  " +
     "MB/code MB  reopen s  reopen CPU s  cache load s  cached",
 );
 for (const file of files) {
-  const stateDir = await Deno.makeTempDir();
+  const stateDir = await Deno.makeTempDir({ prefix: "remcp-bench-analysis-" });
   const h = await startRemcp({
     stateDir,
     env: {
@@ -120,6 +123,7 @@ for (const file of files) {
     const pid = await pidOf(a.database);
     const cpu = cpuSeconds(pid);
     const peak = peakMb(pid);
+    if (!("reason" in rz)) await printAaaBeside(rz, h.client, String(a.database), file, first);
     await ok(h.client, "close_database", { database: a.database });
     t0 = performance.now();
     const b = await ok(h.client, "open_database", { path: file });

@@ -16,8 +16,8 @@
  * files as the reference. Speed on two large stripped binaries of one source (no symbols, so no
  * accuracy): QEMU's aarch64 user-mode emulator for little- and big-endian guests (4.7 MB each)
  * and Debian's GNU gold linkers for arm and aarch64 (6 MB each), with the CPU seconds the server
- * and its workers spent (the machine is shared; wall time follows its load). Rizin's rz-diff
- * would be compared where `rz-diff` is on PATH; this machine has none.
+ * and its workers spent (the machine is shared; wall time follows its load). Where Rizin is on
+ * PATH, `rz-diff -t functions` is scored the same way beside each pair (bench/_rizin.ts).
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
@@ -28,6 +28,8 @@ import process from "node:process";
 import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { startRemcp } from "../tests/_harness.ts";
+import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
+import { scoreMatches } from "./_match_score.ts";
 
 const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
 
@@ -246,38 +248,28 @@ async function score(
     return starts;
   };
   const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
-  const namesB = new Map([...symB].map(([at, n]) => [n, at]));
-  let truth = 0;
-  for (const [at, n] of symA) {
-    const bt = namesB.get(n);
-    if (bt !== undefined && foundA.has(at) && foundB.has(bt)) truth++;
-  }
-  let judged = 0;
-  let correct = 0;
+  const s = scoreMatches(
+    rows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
+    symA,
+    symB,
+    foundA,
+    foundB,
+  );
   const wrong: Record<string, number> = {};
-  for (const r of rows) {
-    const na = symA.get(Number(r.a_start));
-    const nb = symB.get(Number(r.b_start));
-    if (na === undefined || nb === undefined) continue;
-    judged++;
-    if (na === nb) correct++;
-    else wrong[r.round!] = (wrong[r.round!] ?? 0) + 1;
-  }
+  for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
-  const precision = judged === 0 ? 0 : correct / judged;
-  const recall = truth === 0 ? 0 : Math.min(1, correct / truth);
   const mb = ((await Deno.stat(`${a}.stripped`)).size + (await Deno.stat(`${b}.stripped`)).size) /
     2 / 1e6;
   return {
     pair,
     wrong,
-    truth,
+    truth: s.truth,
     matched: rows.length,
-    judged,
-    correct,
-    precision,
-    recall,
-    f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall),
+    judged: s.judged,
+    correct: s.correct,
+    precision: s.precision,
+    recall: s.recall,
+    f1: s.f1,
     diffSeconds,
     openSeconds,
     mb,
@@ -450,6 +442,8 @@ if (import.meta.main) {
       b: sqlite("sqlite", src.sqlite, "clang", "-O2"),
     },
   );
+  const rz = rizinForBench();
+  if ("reason" in rz) console.log(`rz-diff side by side skipped: ${rz.reason}`);
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
   try {
     const only = Deno.env.get("REMCP_BENCH_ONLY");
@@ -472,6 +466,9 @@ if (import.meta.main) {
             (r.diffSeconds / r.openSeconds).toFixed(2)
           }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
       );
+      if (!("reason" in rz)) {
+        await printRzDiffBeside(rz, a, b, await symbols(a), await symbols(b), r, p.rename);
+      }
     }
     for (const p of SPEED_PAIRS) {
       if (only !== undefined && !p.name.includes(only)) continue;
@@ -481,17 +478,4 @@ if (import.meta.main) {
   } finally {
     await h.close();
   }
-  // Spawning a missing program throws at once rather than rejecting.
-  let rz = false;
-  try {
-    rz = (await new Deno.Command("rz-diff", { args: ["-v"], stdout: "null", stderr: "null" })
-      .output()).success;
-  } catch {
-    rz = false;
-  }
-  console.log(
-    rz
-      ? "rz-diff is installed but its comparison is not wired into this benchmark yet"
-      : "rz-diff: skipped (Rizin is not installed on this machine)",
-  );
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { AnnotationStore } from "./store.ts";
 
 async function withStore(f: (s: AnnotationStore, path: string) => void | Promise<void>) {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-store-test-" });
   const path = `${dir}/db.sqlite`;
   const s = AnnotationStore.open(path);
   try {
@@ -14,7 +14,7 @@ async function withStore(f: (s: AnnotationStore, path: string) => void | Promise
 }
 
 Deno.test("AnnotationStore.set() returns the old value and persists across reopen", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-store-test-" });
   const path = `${dir}/db.sqlite`;
   const s = AnnotationStore.open(path);
   assert.equal(s.set("name", 0x1000, "parse").old, null);

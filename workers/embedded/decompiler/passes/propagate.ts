@@ -217,16 +217,20 @@ export function simplifyAll(fn: IrFunction): IrFunction {
 
 /**
  * Propagation and dead-code elimination, round after round until nothing changes (at most 64
- * rounds); `check` runs between rounds (the budget: it throws to stop).
+ * rounds); `check` runs between rounds with the function so far (the budget: it throws to stop,
+ * and may keep what it was given, a correct program).
  */
-export function propagate(fn: IrFunction, check: () => unknown = () => {}): IrFunction {
+export function propagate(
+  fn: IrFunction,
+  check: (sofar: IrFunction) => unknown = () => {},
+): IrFunction {
   let cur = fn;
   for (let round = 0; round < 64; round++) {
     // The first round simplifies everything (earlier passes leave unsimplified expressions).
     const r = propagateOnce(cur, round > 0);
     cur = eliminateDeadCode(r.fn);
     if (!r.changed) break;
-    check();
+    check(cur);
   }
   return cur;
 }
