@@ -78,7 +78,7 @@ const { dir, files: all, bytes: allBytes } = await makeFiles(M);
 const files = all.slice(0, N);
 const bytes = allBytes / M * N;
 const rows: string[][] = [];
-const state = await Deno.makeTempDir();
+const state = await Deno.makeTempDir({ prefix: "remcp-bench-cluster-" });
 
 // Local reference.
 let local = { ok: 0, failed: 0 };

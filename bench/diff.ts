@@ -4,24 +4,32 @@
  *
  *   (1) two versions of a program: Lua 5.4.4 as released vs Debian's security-patched 5.4.4
  *       (a patch diff), and Lua 5.3.6 vs 5.4.4 (a major release), from `apt-get source`;
+ *       SQLite 3.40.1 as released vs Debian's security-patched 3.40.1-2+deb12u2 (the only SQLite
+ *       source here: two upstream releases are not available);
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
- * as .isra.0 ignored; for Lua 5.3 → 5.4, the functions 5.4 renamed count by their new name); precision is over matched pairs whose two sides both have a symbol,
+ * as .isra.0 ignored; for Lua 5.3 → 5.4, the functions 5.4 renamed count by their new name);
+ * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
- * files as the reference; speed on two ~6 MB binaries is measured on Debian's GNU gold linkers
- * for arm and aarch64 (one source, two targets; stripped, so no accuracy there). Rizin's
- * rz-diff would be compared where `rz-diff` is on PATH; this machine has none.
+ * files as the reference. Speed on two large stripped binaries of one source (no symbols, so no
+ * accuracy): QEMU's aarch64 user-mode emulator for little- and big-endian guests (4.7 MB each)
+ * and Debian's GNU gold linkers for arm and aarch64 (6 MB each), with the CPU seconds the server
+ * and its workers spent (the machine is shared; wall time follows its load). Where Rizin is on
+ * PATH, `rz-diff -t functions` is scored the same way beside each pair (bench/_rizin.ts).
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
+import process from "node:process";
 import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { startRemcp } from "../tests/_harness.ts";
+import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
+import { scoreMatches } from "./_match_score.ts";
 
 const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
 
@@ -62,20 +70,31 @@ async function sources(): Promise<Record<string, string>> {
       '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n',
     );
   }
+  // SQLite as released (Debian's orig tarball, unpatched) beside `apt-get source`'s tree.
+  if (
+    !(await exists(join(WORK, "sqlite3-3.40.1-orig"))) &&
+    (await exists(join(WORK, "sqlite3_3.40.1.orig.tar.xz")))
+  ) {
+    await sh(
+      "mkdir -p orig && tar xJf sqlite3_3.40.1.orig.tar.xz -C orig && " +
+        "mv orig/sqlite3-3.40.1 sqlite3-3.40.1-orig && rmdir orig",
+    );
+  }
   const want = {
     lua536: "lua5.3-5.3.6",
     lua544: "lua-5.4.4",
     lua544deb: "lua5.4-5.4.4",
-    sqlite: "sqlite3-3.40.1",
+    sqlite: "sqlite3-3.40.1-orig",
+    sqlitedeb: "sqlite3-3.40.1",
   };
   for (const [k, dir] of Object.entries(want)) {
     if (await exists(join(WORK, dir))) out[k] = join(WORK, dir);
   }
-  if (out.sqlite && !(await exists(join(out.sqlite, "sqlite3.c")))) {
+  for (const k of ["sqlite", "sqlitedeb"]) {
+    const dir = out[k];
+    if (!dir || (await exists(join(dir, "sqlite3.c")))) continue;
     // The amalgamation is generated (needs tclsh).
-    if (!(await sh("./configure -q >/dev/null && make -s sqlite3.c shell.c", out.sqlite))) {
-      delete out.sqlite;
-    }
+    if (!(await sh("./configure -q >/dev/null && make -s sqlite3.c shell.c", dir))) delete out[k];
   }
   return out;
 }
@@ -175,6 +194,12 @@ const LUA54_RENAMES = new Map([
   ["luaK_codeABC", "luaK_codeABCk"],
   ["findlocal", "luaG_findlocal"],
   ["LoadString", "loadStringN"],
+  // Same parameters and role under a new name (lvm.c, ltm.c, lparser.c); 5.4's mainposition
+  // takes (t, ktt, kvl) instead, and 5.3's (t, key) became mainpositionTV.
+  ["luaV_div", "luaV_idiv"],
+  ["luaT_callbinTM", "callbinTM"],
+  ["assignment", "restassign"],
+  ["mainposition", "mainpositionTV"],
 ]);
 const lua54Name = (n: string) =>
   LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());
@@ -223,42 +248,70 @@ async function score(
     return starts;
   };
   const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
-  const namesB = new Map([...symB].map(([at, n]) => [n, at]));
-  let truth = 0;
-  for (const [at, n] of symA) {
-    const bt = namesB.get(n);
-    if (bt !== undefined && foundA.has(at) && foundB.has(bt)) truth++;
-  }
-  let judged = 0;
-  let correct = 0;
+  const s = scoreMatches(
+    rows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
+    symA,
+    symB,
+    foundA,
+    foundB,
+  );
   const wrong: Record<string, number> = {};
-  for (const r of rows) {
-    const na = symA.get(Number(r.a_start));
-    const nb = symB.get(Number(r.b_start));
-    if (na === undefined || nb === undefined) continue;
-    judged++;
-    if (na === nb) correct++;
-    else wrong[r.round!] = (wrong[r.round!] ?? 0) + 1;
-  }
+  for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
-  const precision = judged === 0 ? 0 : correct / judged;
-  const recall = truth === 0 ? 0 : Math.min(1, correct / truth);
   const mb = ((await Deno.stat(`${a}.stripped`)).size + (await Deno.stat(`${b}.stripped`)).size) /
     2 / 1e6;
   return {
     pair,
     wrong,
-    truth,
+    truth: s.truth,
     matched: rows.length,
-    judged,
-    correct,
-    precision,
-    recall,
-    f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall),
+    judged: s.judged,
+    correct: s.correct,
+    precision: s.precision,
+    recall: s.recall,
+    f1: s.f1,
     diffSeconds,
     openSeconds,
     mb,
   };
+}
+
+/** The load average over the last minute (the machine is shared: every time is read against it). */
+function load(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ")[0]!;
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * CPU seconds used so far by the processes this benchmark started (the server, its workers) —
+ * unlike wall time, roughly independent of what else the machine runs. Linux only; 0 elsewhere.
+ */
+function childCpuSeconds(): number {
+  const parent = new Map<number, number>();
+  const ticks = new Map<number, number>();
+  try {
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        parent.set(Number(e.name), Number(f[1]));
+        ticks.set(Number(e.name), Number(f[11]) + Number(f[12]));
+      } catch { /* ended meanwhile */ }
+    }
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  for (const [pid, t] of ticks) {
+    let p = parent.get(pid);
+    while (p !== undefined && p > 1 && p !== Deno.pid) p = parent.get(p);
+    if (p === Deno.pid && pid !== Deno.pid) total += t;
+  }
+  return total / 100;
 }
 
 /** Diff time of two large stripped binaries without symbols (no accuracy, only speed). */
@@ -266,25 +319,34 @@ async function timeOnly(client: Client, name: string, a: string, b: string) {
   const t0 = performance.now();
   const ids = await openBoth(client, a, b);
   const openSeconds = (performance.now() - t0) / 1000;
+  const loadBefore = load();
+  const cpu0 = childCpuSeconds();
   const t1 = performance.now();
   const d = await callLong(client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
   const diffSeconds = (performance.now() - t1) / 1000;
+  const cpu = childCpuSeconds() - cpu0;
   const mb = ((await Deno.stat(a)).size + (await Deno.stat(b)).size) / 2 / 1e6;
   // The matcher alone on the same features, in this process: what the diff costs beyond reading
   // features (the workers keep them, so this second read is mostly transport).
   const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
   const t2 = performance.now();
+  const c2 = process.cpuUsage();
   const m = matchFunctions(fa!, fb!);
   const matchSeconds = (performance.now() - t2) / 1000;
+  const c3 = process.cpuUsage(c2);
+  const matchCpu = (c3.user + c3.system) / 1e6;
   console.log(
     `${name}\n  ${mb.toFixed(2)} MB each, functions ${
       (d.a as { functions: number }).functions
     } / ` +
       `${(d.b as { functions: number }).functions}, totals ${JSON.stringify(d.totals)}; diff ` +
-      `${diffSeconds.toFixed(1)} s vs open+analysis ${openSeconds.toFixed(1)} s ` +
-      `(${(diffSeconds / openSeconds).toFixed(2)}×); matching alone ${matchSeconds.toFixed(1)} s (${
-        (matchSeconds / diffSeconds).toFixed(2)
-      }× the diff, ${m.matches.length} pairs)`,
+      `${diffSeconds.toFixed(1)} s (${cpu.toFixed(1)} CPU-s in the server and workers; load ` +
+      `${loadBefore} → ${load()}) vs open+analysis ${openSeconds.toFixed(1)} s ` +
+      `(${(diffSeconds / openSeconds).toFixed(2)}×); matching alone ${
+        matchSeconds.toFixed(1)
+      } s, ` +
+      `${matchCpu.toFixed(1)} CPU-s (${(matchSeconds / diffSeconds).toFixed(2)}× the diff, ` +
+      `${m.matches.length} pairs)`,
   );
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
 }
@@ -307,6 +369,22 @@ async function featuresOf(client: Client, id: string): Promise<FunctionFeatures[
   return out;
 }
 
+/** Two large stripped binaries of one source, timed only (they carry no symbols to score). */
+const SPEED_PAIRS = [
+  {
+    name: "speed: qemu-aarch64 → qemu-aarch64_be (QEMU user mode, little- vs big-endian guest)",
+    a: "/usr/bin/qemu-aarch64",
+    b: "/usr/bin/qemu-aarch64_be",
+    missing: "Debian's qemu-user is not installed",
+  },
+  {
+    name: "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)",
+    a: "/usr/bin/arm-linux-gnueabihf-ld.gold",
+    b: "/usr/bin/aarch64-linux-gnu-ld.gold",
+    missing: "Debian's binutils-arm-linux-gnueabihf and -aarch64-linux-gnu are not installed",
+  },
+];
+
 if (import.meta.main) {
   console.log(`work folder: ${WORK}`);
   const src = await sources();
@@ -322,9 +400,9 @@ if (import.meta.main) {
     dir
       ? build(`${tag}-${cc}-${opt.slice(1)}`, cc, opt, luaSources(dir))
       : Promise.resolve(undefined);
-  const sqlite = (cc: string, opt: string) => () =>
-    src.sqlite
-      ? build(`sqlite-${cc}-${opt.slice(1)}`, cc, opt, sqliteSources(src.sqlite))
+  const sqlite = (tag: string, dir: string | undefined, cc: string, opt: string) => () =>
+    dir
+      ? build(`${tag}-${cc}-${opt.slice(1)}`, cc, opt, sqliteSources(dir))
       : Promise.resolve(undefined);
   pairs.push(
     {
@@ -348,13 +426,24 @@ if (import.meta.main) {
       a: lua("lua544", src.lua544, "gcc", "-O2"),
       b: lua("lua544", src.lua544, "clang", "-O2"),
     },
-    { name: "sqlite 3.40.1 gcc -O2 → -O3", a: sqlite("gcc", "-O2"), b: sqlite("gcc", "-O3") },
+    {
+      name: "version: sqlite 3.40.1 → 3.40.1-2+deb12u2, Debian's security patches (gcc -O2)",
+      a: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
+      b: sqlite("sqlitedeb", src.sqlitedeb, "gcc", "-O2"),
+    },
+    {
+      name: "sqlite 3.40.1 gcc -O2 → -O3",
+      a: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
+      b: sqlite("sqlite", src.sqlite, "gcc", "-O3"),
+    },
     {
       name: "sqlite 3.40.1 gcc -O2 → clang -O2",
-      a: sqlite("gcc", "-O2"),
-      b: sqlite("clang", "-O2"),
+      a: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
+      b: sqlite("sqlite", src.sqlite, "clang", "-O2"),
     },
   );
+  const rz = rizinForBench();
+  if ("reason" in rz) console.log(`rz-diff side by side skipped: ${rz.reason}`);
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
   try {
     const only = Deno.env.get("REMCP_BENCH_ONLY");
@@ -377,38 +466,16 @@ if (import.meta.main) {
             (r.diffSeconds / r.openSeconds).toFixed(2)
           }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
       );
+      if (!("reason" in rz)) {
+        await printRzDiffBeside(rz, a, b, await symbols(a), await symbols(b), r, p.rename);
+      }
     }
-    // Speed on two ~6 MB binaries: GNU gold built for two targets (Debian's cross binutils).
-    const gold = ["/usr/bin/arm-linux-gnueabihf-ld.gold", "/usr/bin/aarch64-linux-gnu-ld.gold"];
-    const speedName = "speed: ld.gold for arm → ld.gold for aarch64 (stripped, no symbols)";
-    if (only !== undefined && !speedName.includes(only)) {
-      // REMCP_BENCH_ONLY picked other pairs.
-    } else if ((await exists(gold[0]!)) && (await exists(gold[1]!))) {
-      await timeOnly(
-        h.client,
-        speedName,
-        gold[0]!,
-        gold[1]!,
-      );
-    } else {
-      console.log(
-        "speed pair skipped: Debian's binutils-arm-linux-gnueabihf and -aarch64-linux-gnu are not installed",
-      );
+    for (const p of SPEED_PAIRS) {
+      if (only !== undefined && !p.name.includes(only)) continue;
+      if ((await exists(p.a)) && (await exists(p.b))) await timeOnly(h.client, p.name, p.a, p.b);
+      else console.log(`${p.name}: skipped (${p.missing})`);
     }
   } finally {
     await h.close();
   }
-  // Spawning a missing program throws at once rather than rejecting.
-  let rz = false;
-  try {
-    rz = (await new Deno.Command("rz-diff", { args: ["-v"], stdout: "null", stderr: "null" })
-      .output()).success;
-  } catch {
-    rz = false;
-  }
-  console.log(
-    rz
-      ? "rz-diff is installed but its comparison is not wired into this benchmark yet"
-      : "rz-diff: skipped (Rizin is not installed on this machine)",
-  );
 }

@@ -5,7 +5,8 @@
  * - the stripped x86-64 ELF fixtures (tests/fixtures), every function the analysis finds;
  * - the differential harness's corpus (bench/decompile/corpus/) built with gcc and clang at -O0
  *   and -O2 and stripped, its corpus functions;
- * - /bin/ls, an evenly spread sample of its functions.
+ * - /bin/ls, an evenly spread sample of its functions;
+ * - with `--bin A,B,…`, other binaries (bench/corpus.sh's Debian builds), a sample of each.
  *
  * For each: gotos and lines per function (comments and blank lines not counted), median and p99
  * milliseconds per function, and the ratio of Ghidra's median to ours, over the functions both
@@ -24,7 +25,13 @@
  *
  *   deno run -A bench/ghidra_side_by_side.ts --ghidra PATH/decomp_opt [--sleigh-home DIR]
  *     [--sets fixtures,corpus,ls] [--cc gcc,clang] [--opt O0,O2] [--ls-max 300]
+ *     [--bin PATH,PATH… [--bin-max 150]] [--baseline DIR]
  *     [--worst N] [--dump DIR] [--json FILE]
+ *
+ * `--baseline DIR` is another remcp checkout (an earlier commit): its decompiler runs on the same
+ * functions right before this one's and Ghidra's, binary by binary, and gets rows of its own
+ * (`…, baseline`), so a change is measured before and after under the same load. The load
+ * average is printed at the start and the end.
  *
  * `--ghidra` defaults to $REMCP_GHIDRA_DECOMP; the sleigh home (a folder holding
  * Ghidra/Processors/x86/data/languages with x86-64.sla) to $SLEIGHHOME. `--worst N` lists the N
@@ -33,7 +40,7 @@
  */
 import { parseArgs } from "node:util";
 import { buildCorpus, haveCompiler, sh } from "./decompile/build.ts";
-import { decompileAll, listFunctions } from "./decompile/engine_runner.ts";
+import { decompileAll, type Decompiled, listFunctions } from "./decompile/engine_runner.ts";
 import { ghidraAnswer, ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
 import { type Pair, pairUp, SIDE_HEADER, sideRow } from "./decompile/side_by_side.ts";
 import { loadCorpus } from "./decompile/signatures.ts";
@@ -105,6 +112,8 @@ async function targets(
   opts: string[],
   lsMax: number,
   tmp: string,
+  bins: string[] = [],
+  binMax = 150,
 ): Promise<Target[]> {
   const out: Target[] = [];
   if (sets.includes("fixtures")) {
@@ -137,6 +146,14 @@ async function targets(
       }
     }
   }
+  for (const binary of bins) {
+    try {
+      const real = await Deno.realPath(binary);
+      out.push({ label: binary.split("/").pop()!, binary: await stripped(real, tmp), max: binMax });
+    } catch {
+      console.error(`skip ${binary}: not found`);
+    }
+  }
   if (sets.includes("ls")) {
     try {
       out.push({ label: "/bin/ls", binary: await Deno.realPath("/bin/ls"), max: lsMax });
@@ -155,33 +172,57 @@ function sample(all: readonly string[], max: number): string[] {
   return out;
 }
 
-async function compare(t: Target, ghidra: Ghidra): Promise<{ pairs: Pair[]; tried: number }> {
+/** The pairs of one target, and those of the baseline checkout when one is given. */
+interface Compared {
+  pairs: Pair[];
+  baseline?: Pair[];
+  tried: number;
+}
+
+async function compare(t: Target, ghidra: Ghidra, baselineChild?: string): Promise<Compared> {
   const stateDir = await Deno.makeTempDir({ prefix: "remcp_bench_side_" });
   try {
     let addresses = t.addresses ?? await listFunctions(t.binary, { stateDir });
     if (t.max !== undefined) addresses = sample(addresses, t.max);
-    // Ours first, then Ghidra's, on the same binary back to back: both under the same load.
+    // The baseline, ours, then Ghidra's, on the same binary back to back: all under the same
+    // load.
+    const before = baselineChild
+      ? (await decompileAll(t.binary, addresses, { stateDir, child: baselineChild })).results
+      : undefined;
     const { results } = await decompileAll(t.binary, addresses, { stateDir });
     const theirs = await ghidraDecompileAll(ghidra.decomp, ghidra.sleighHome, t.binary, addresses);
     const names = t.names ?? addresses;
-    const pairs = pairUp(
-      names.map((n) => `${t.label}: ${n}`),
-      results.map((r) => ({
+    const what = names.map((n) => `${t.label}: ${n}`);
+    const answers = (rs: Decompiled[]) =>
+      rs.map((r) => ({
         ms: r.ms,
         ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}),
         code: r.ok && typeof r.result?.code === "string" ? r.result.code : undefined,
-      })),
-      theirs.map(ghidraAnswer),
-    );
+      }));
+    const pairs = pairUp(what, answers(results), theirs.map(ghidraAnswer));
     const ourFails = results.filter((r) => !r.ok).length;
     const theirFails = theirs.filter((r) => !r.ok).length;
     console.error(
       `${t.label}: ${addresses.length} functions, ${pairs.length} both, ` +
-        `remcp failed ${ourFails}, Ghidra failed ${theirFails}`,
+        `remcp failed ${ourFails}, Ghidra failed ${theirFails}` +
+        (before ? `, baseline failed ${before.filter((r) => !r.ok).length}` : ""),
     );
-    return { pairs, tried: addresses.length };
+    return {
+      pairs,
+      ...(before ? { baseline: pairUp(what, answers(before), theirs.map(ghidraAnswer)) } : {}),
+      tried: addresses.length,
+    };
   } finally {
     await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** The load averages (1, 5, 15 minutes), where /proc says them. */
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
   }
 }
 
@@ -195,6 +236,9 @@ async function main(): Promise<void> {
       cc: { type: "string", default: "gcc,clang" },
       opt: { type: "string", default: "O0,O2" },
       "ls-max": { type: "string", default: "300" },
+      bin: { type: "string", default: "" },
+      "bin-max": { type: "string", default: "150" },
+      baseline: { type: "string" },
       worst: { type: "string", default: "0" },
       dump: { type: "string" },
       json: { type: "string" },
@@ -209,10 +253,21 @@ async function main(): Promise<void> {
     sleighHome: values["sleigh-home"] ?? Deno.env.get("SLEIGHHOME") ?? "",
   };
   await checkGhidra(ghidra);
+  let baselineChild: string | undefined;
+  if (values.baseline) {
+    baselineChild = `${values.baseline}/bench/decompile/decompile_child.ts`;
+    try {
+      await Deno.stat(baselineChild);
+    } catch {
+      usage(`--baseline ${values.baseline} is not a remcp checkout (no ${baselineChild})`);
+    }
+  }
   const tmp = await Deno.makeTempDir({ prefix: "remcp_bench_side_" });
   const rows: string[][] = [];
   const all: Pair[] = [];
+  const allBefore: Pair[] = [];
   let tried = 0;
+  const loadAtStart = loadAverage();
   try {
     const list = await targets(
       values.sets.split(","),
@@ -220,19 +275,28 @@ async function main(): Promise<void> {
       values.opt.split(","),
       Number(values["ls-max"]),
       tmp,
+      values.bin.split(",").filter((b) => b !== ""),
+      Number(values["bin-max"]),
     );
     for (const t of list) {
-      const r = await compare(t, ghidra);
-      rows.push(sideRow(t.label, r.pairs, r.tried));
+      const r = await compare(t, ghidra, baselineChild);
+      const added = r.baseline ? [sideRow(`${t.label}, baseline`, r.baseline, r.tried)] : [];
+      added.push(sideRow(t.label, r.pairs, r.tried));
+      rows.push(...added);
       // Each row as it comes (a whole run takes long on a busy machine).
-      console.error(table(["set", ...SIDE_HEADER], [rows[rows.length - 1]!]));
+      console.error(table(["set", ...SIDE_HEADER], added));
       all.push(...r.pairs);
+      allBefore.push(...(r.baseline ?? []));
       tried += r.tried;
     }
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
+  if (baselineChild) rows.push(sideRow("all, baseline", allBefore, tried));
   rows.push(sideRow("all", all, tried));
+  console.log(
+    `\nload average (1, 5, 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end`,
+  );
   console.log(
     "\nremcp's decompiler side by side with Ghidra's (its console, decomp_opt), on the functions " +
       "both decompiled (goals: fewer gotos than Ghidra, faster at the median)",

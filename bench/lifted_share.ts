@@ -1,6 +1,7 @@
 /**
  * The embedded decompiler over the functions of real binaries, in process: the share of
- * functions that give C, the share of instructions lifted without `__asm_` intrinsics (and which
+ * functions that give C (and of those, the share the simplified tier gave: functions past the
+ * full pipeline's budget share or size cap), the share of instructions lifted without `__asm_` intrinsics (and which
  * mnemonics are not), gotos per function, and milliseconds per function (median, p99) against
  * decoding the same functions with text in the same run.
  *
@@ -12,6 +13,7 @@
 
 import { parseArgs } from "node:util";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
+import type { BinaryImage } from "../workers/embedded/formats/image.ts";
 import { NameIndex } from "../workers/embedded/names.ts";
 import { CodeView } from "../workers/embedded/code.ts";
 import { analyze } from "../workers/embedded/analysis/analyze.ts";
@@ -27,6 +29,8 @@ export interface ShareResult {
   functions: number;
   sampled: number;
   ok: number;
+  /** Functions that gave C from the simplified tier, by why (the first clause of the note). */
+  degraded: Map<string, number>;
   instructions: number;
   unlifted: number;
   gotos: number;
@@ -45,15 +49,32 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
   const image = openImage(bytes);
   const names = new NameIndex(image);
   const code = new CodeView(image);
-  const storePath = await Deno.makeTempFile({ suffix: ".sqlite" });
-  const store = AnnotationStore.open(storePath);
+  // The store and its lock, journal and WAL files live in a folder of their own, removed however
+  // the run ends (a bare temporary .sqlite left its .lock, and everything on an error, in /tmp).
+  const storeDir = await Deno.makeTempDir({ prefix: "remcp-bench-lifted-share-" });
+  const store = AnnotationStore.open(`${storeDir}/db.sqlite`);
+  try {
+    return await measure(path, image, names, code, store, max);
+  } finally {
+    store.close();
+    await Deno.remove(storeDir, { recursive: true }).catch(() => {});
+  }
+}
+
+async function measure(
+  path: string,
+  image: BinaryImage,
+  names: NameIndex,
+  code: CodeView,
+  store: AnnotationStore,
+  max: number,
+): Promise<ShareResult> {
   const decoder = await code.decoder(image.entry ?? image.imageBase);
   const analysis = await analyze(image, decoder);
   names.attachAnalysis(analysis);
   const d: EmbeddedDb = {
     path,
     name: path,
-    bytes,
     sha256: "",
     options: {},
     image,
@@ -70,6 +91,7 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
     functions: all.length,
     sampled: fns.length,
     ok: 0,
+    degraded: new Map(),
     instructions: 0,
     unlifted: 0,
     gotos: 0,
@@ -89,6 +111,11 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
       renderFor(d, fn, dec, new Map());
       r.ms.push(performance.now() - t0);
       r.ok++;
+      if (dec.degraded !== undefined) {
+        const why = dec.degraded.split(";")[0]!.replace(/\d+(\.\d+)? s/g, "N s")
+          .replace(/^\d+ instructions/, "N instructions");
+        r.degraded.set(why, (r.degraded.get(why) ?? 0) + 1);
+      }
       r.instructions += dec.instructions;
       r.unlifted += dec.unlifted;
       r.gotos += dec.gotos;
@@ -105,8 +132,6 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
       r.errors.set(why, (r.errors.get(why) ?? 0) + 1);
     }
   }
-  store.close();
-  for (const suffix of ["", "-wal", "-shm"]) await Deno.remove(storePath + suffix).catch(() => {});
   r.decodeRatio = r.ms.reduce((a, b) => a + b, 0) / Math.max(1, decodeMs);
   return r;
 }
@@ -120,6 +145,7 @@ export const SHARE_HEADER = [
   "binary",
   "functions",
   "give C",
+  "simplified",
   "insns lifted",
   "gotos/fn",
   "median ms",
@@ -133,12 +159,18 @@ export function row(r: ShareResult, name = r.path): string[] {
     name,
     r.sampled === r.functions ? String(r.functions) : `${r.sampled}/${r.functions}`,
     pct(r.ok / r.sampled),
+    pct(degradedCount(r) / r.sampled),
     pct(1 - r.unlifted / r.instructions),
     (r.gotos / Math.max(1, r.ok)).toFixed(2),
     quantile(r.ms, 0.5).toFixed(1),
     quantile(r.ms, 0.99).toFixed(1),
     `${r.decodeRatio.toFixed(1)}×`,
   ];
+}
+
+/** Functions that gave C from the simplified tier. */
+export function degradedCount(r: ShareResult): number {
+  return [...r.degraded.values()].reduce((a, b) => a + b, 0);
 }
 
 function details(r: ShareResult): void {
@@ -153,6 +185,7 @@ function details(r: ShareResult): void {
       `  functions with unlifted mnemonics: ${top.map(([m, n]) => `${m} ${n}`).join(", ")}`,
     );
   }
+  for (const [why, n] of r.degraded) console.log(`  simplified x${n}: ${why}`);
   for (const [why, n] of r.errors) console.log(`  error x${n}: ${why}`);
 }
 
@@ -173,7 +206,7 @@ if (import.meta.main) {
   if (values.corpus) files.push(...await corpusFiles(values.corpus));
   if (files.length === 0) files.push("/bin/ls");
   const rows: string[][] = [];
-  const totals = { functions: 0, ok: 0, instructions: 0, unlifted: 0, gotos: 0 };
+  const totals = { functions: 0, ok: 0, degraded: 0, instructions: 0, unlifted: 0, gotos: 0 };
   const ms: number[] = [];
   for (const f of files) {
     const r = await liftedShare(f, max);
@@ -181,6 +214,7 @@ if (import.meta.main) {
     rows.push(row(r, f.replace(/^.*\/bin\//, "")));
     totals.functions += r.sampled;
     totals.ok += r.ok;
+    totals.degraded += degradedCount(r);
     totals.instructions += r.instructions;
     totals.unlifted += r.unlifted;
     totals.gotos += r.gotos;
@@ -191,6 +225,7 @@ if (import.meta.main) {
       "all",
       String(totals.functions),
       pct(totals.ok / totals.functions),
+      pct(totals.degraded / totals.functions),
       pct(1 - totals.unlifted / totals.instructions),
       (totals.gotos / Math.max(1, totals.ok)).toFixed(2),
       quantile(ms, 0.5).toFixed(1),

@@ -1,20 +1,34 @@
 /**
  * Open memory: the peak resident memory (VmHWM) of an embedded worker that opens a large file,
  * over that of a worker that opened the small fixture it was made from, as a multiple of the
- * file's size. A backend that reads the file whole and keeps one copy costs 1×; every transient
- * copy (hashing, parsing) adds to it. The file is the fixture padded with zero bytes (the padding
- * lies outside every section, so the analysis is the fixture's). Linux only (reads /proc).
+ * file's size. A backend that reads files whole costs at least 1× (one copy); one that reads what
+ * the engine keeps costs about 0× for a file whose size is debug information or an overlay, and 1×
+ * for a raw blob (all of it is mapped, so it is read whole). The large files are fixtures grown by
+ * a sparse hole:
+ *
+ * - ELF + debug section: `elf_x86_64_gcc_O2` whose last non-loaded section holds the zeros;
+ * - ELF + overlay, PE + overlay: the fixture followed by zeros outside every section.
+ *
+ * The analysis of each is the fixture's. Linux only (reads /proc).
  *
  *   deno run -A bench/open_memory.ts [MiB]
  */
 import { fixture, ok, startRemcp } from "../tests/_harness.ts";
+import { withBigSection } from "../workers/embedded/formats/_testing.ts";
 
 const MIB = Number(Deno.args[0] ?? 256);
-const FIXTURE = fixture("elf_x86_64_gcc_O2");
+const BYTES = MIB * 1024 * 1024;
 
 function peakKib(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+}
+
+/** `source` followed by a hole of BYTES zeros. */
+function padded(source: string, path: string): string {
+  Deno.writeFileSync(path, Deno.readFileSync(source));
+  Deno.truncateSync(path, Deno.statSync(path).size + BYTES);
+  return path;
 }
 
 if (Deno.build.os !== "linux") {
@@ -22,38 +36,45 @@ if (Deno.build.os !== "linux") {
   Deno.exit(0);
 }
 const dir = await Deno.makeTempDir({ prefix: "remcp-open-memory-" });
-const big = `${dir}/padded.elf`;
-{
-  const file = await Deno.open(big, { write: true, create: true });
-  await file.write(await Deno.readFile(FIXTURE));
-  const zeros = new Uint8Array(1024 * 1024);
-  for (let i = 0; i < MIB; i++) await file.write(zeros);
-  file.close();
-}
-const size = (await Deno.stat(big)).size;
+const elf = fixture("elf_x86_64_gcc_O2");
+const pe = fixture("pe_x86_64_O2.exe");
+withBigSection(Deno.readFileSync(elf), `${dir}/debug.elf`, MIB);
+const cases: { name: string; small: string; large: string; options?: Record<string, unknown> }[] = [
+  { name: "ELF + debug section", small: elf, large: `${dir}/debug.elf` },
+  { name: "ELF + overlay", small: elf, large: padded(elf, `${dir}/overlay.elf`) },
+  { name: "PE + overlay", small: pe, large: padded(pe, `${dir}/overlay.exe`) },
+];
 const h = await startRemcp({
   env: { REMCP_MAX_FILE_MB: String(MIB * 4), REMCP_WORKER_MEMORY_MB: String(MIB * 8 + 1024) },
 });
 try {
-  const peakOf = async (path: string) => {
-    const opened = await ok(h.client, "open_database", { path });
+  const peakOf = async (path: string, options?: Record<string, unknown>) => {
+    const opened = await ok(h.client, "open_database", { path, ...(options ? { options } : {}) });
     await ok(h.client, "wait_for_analysis", { database: opened.database, timeout: 600 });
     const list = await ok(h.client, "list_databases");
     const db = (list.items as { database: string; pid?: number }[])
       .find((d) => d.database === opened.database);
     if (!db?.pid) throw new Error(`no worker pid for ${path}`);
-    return peakKib(db.pid);
+    const peak = peakKib(db.pid);
+    await ok(h.client, "close_database", { database: opened.database });
+    return peak;
   };
-  const small = await peakOf(FIXTURE);
-  const large = await peakOf(big);
-  const extraMib = (large - small) / 1024;
-  const fileMib = size / 1024 / 1024;
-  console.log(`file                       ${fileMib.toFixed(1).padStart(8)} MiB`);
-  console.log(`worker peak, small fixture ${(small / 1024).toFixed(1).padStart(8)} MiB`);
-  console.log(`worker peak, large file    ${(large / 1024).toFixed(1).padStart(8)} MiB`);
+  console.log(`file size: the fixture + ${MIB} MiB`);
   console.log(
-    `extra peak / file size     ${(extraMib / fileMib).toFixed(2).padStart(8)}×  (1× = one copy)`,
+    `${"case".padEnd(24)}${"small peak".padStart(12)}${"large peak".padStart(12)}` +
+      `${"extra / file".padStart(14)}`,
   );
+  for (const c of cases) {
+    const small = await peakOf(c.small, c.options);
+    const large = await peakOf(c.large, c.options);
+    const fileMib = Deno.statSync(c.large).size / 1024 / 1024;
+    const extra = (large - small) / 1024 / fileMib;
+    console.log(
+      `${c.name.padEnd(24)}${(small / 1024).toFixed(1).padStart(8)} MiB` +
+        `${(large / 1024).toFixed(1).padStart(8)} MiB${extra.toFixed(3).padStart(13)}×`,
+    );
+  }
+  console.log("(extra / file: the large file's extra peak over its size; 1× = one whole copy)");
 } finally {
   await h.close();
   await Deno.remove(dir, { recursive: true });

@@ -36,7 +36,7 @@ for await (const e of Deno.readDir("/usr/bin")) {
 files.splice(40);
 
 async function runAll(jobs: number): Promise<{ seconds: number; failed: number }> {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-bench-run-batch-" });
   const t0 = performance.now();
   const out = await new Deno.Command(Deno.execPath(), {
     args: remcpArgs(["run", "-e", SCRIPT, "--ndjson", "--quiet", "--jobs", String(jobs), ...files]),

@@ -41,7 +41,7 @@ async function measure(args: string[]): Promise<{ ms: number; rssMb: number }> {
 }
 
 const config = ["--config", repoPath("deno.json")];
-const floorFile = await Deno.makeTempFile({ suffix: ".ts" });
+const floorFile = await Deno.makeTempFile({ prefix: "remcp-bench-sandbox-", suffix: ".ts" });
 // The floor waits on stdin like a sandbox does, so its memory is read while it idles.
 await Deno.writeTextFile(
   floorFile,

@@ -21,7 +21,22 @@ export interface Harness {
   client: Client;
   transport: StdioClientTransport;
   stateDir: string;
+  /**
+   * Every progress notification the server sent, in arrival order, recorded as it is read. The
+   * SDK client hands notifications to `onprogress` a microtask later but forgets a request's
+   * progress handler as soon as its response is read, so a note that arrives in the same read as
+   * the response (common on a busy machine) never reaches `onprogress`; this list has it.
+   */
+  progress: ProgressParams[];
   close(): Promise<void>;
+}
+
+/** The parameters of one `notifications/progress`. */
+export interface ProgressParams {
+  progressToken: string | number;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** Client options for one protocol era. */
@@ -56,10 +71,19 @@ export async function startRemcp(
   const stderr: string[] = [];
   transport.stderr?.on("data", (d: Uint8Array) => stderr.push(new TextDecoder().decode(d)));
   await client.connect(transport);
+  const progress: ProgressParams[] = [];
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message) => {
+    if ("method" in message && message.method === "notifications/progress") {
+      progress.push(message.params as unknown as ProgressParams);
+    }
+    dispatch?.(message);
+  };
   return {
     client,
     transport,
     stateDir,
+    progress,
     async close() {
       await client.close().catch(() => {});
       if (!opts.stateDir) await Deno.remove(stateDir, { recursive: true }).catch(() => {});
@@ -124,7 +148,7 @@ export async function runRemcpCommand(
   args: string[],
   stateDir?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const dir = stateDir ?? await Deno.makeTempDir();
+  const dir = stateDir ?? await Deno.makeTempDir({ prefix: "remcp-test-state-" });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
       args: remcpArgs(args),
@@ -143,4 +167,17 @@ export async function runRemcpCommand(
 /** Runs `remcp run ARGS…` (see {@link runRemcpCommand}). */
 export function runCli(args: string[], stateDir?: string) {
   return runRemcpCommand(["run", ...args], stateDir);
+}
+
+/**
+ * Runs `fn` with a fresh temporary folder named `prefix…`, removed however `fn` ends: a test
+ * that fails must not leave its files in the system's temporary folder.
+ */
+export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 }

@@ -9,7 +9,7 @@ Deno.test(
   "rename persists across close/reopen, shows in disassembly, undo restores",
   e2e,
   async () => {
-    const stateDir = await Deno.makeTempDir();
+    const stateDir = await Deno.makeTempDir({ prefix: "remcp-test-annotations-" });
     const h = await startRemcp({ stateDir });
     try {
       let o = await ok(h.client, "open_database", { path: ELF });
@@ -102,7 +102,7 @@ Deno.test("export_annotations round-trips through import_annotations", e2e, asyn
 });
 
 Deno.test("a worker killed after annotating keeps the annotations", e2e, async () => {
-  const stateDir = await Deno.makeTempDir();
+  const stateDir = await Deno.makeTempDir({ prefix: "remcp-test-annotations-" });
   const h = await startRemcp({ stateDir });
   try {
     await ok(h.client, "open_database", { path: ELF });

@@ -50,7 +50,7 @@ Deno.test(
       await startNode(nats.url),
       await startNode(nats.url, ["--cache", cache]),
     ];
-    const state = await Deno.makeTempDir();
+    const state = await Deno.makeTempDir({ prefix: "remcp-test-cluster-" });
     try {
       const script =
         "({ file, functions: (await invoke('list_functions', { limit: 1 })).total > 0 })";
@@ -206,7 +206,7 @@ Deno.test(
       assert.deepEqual(JSON.parse(r.stdout), { sha256: sha, size: bytes.length });
       assert.equal((await Deno.stat(join(cache, sha))).size, bytes.length);
 
-      const state = await Deno.makeTempDir({ dir });
+      const state = await Deno.makeTempDir({ prefix: "remcp-test-cluster-", dir });
       const o0 = fixture("elf_x86_64_gcc_O0");
       const renamed = await submit(nats.url, [
         "--import-annotations",

@@ -138,28 +138,28 @@ Deno.test("PE exports with ordinals and forwarders; Mach-O fat needs a slice", e
 
 Deno.test("raw blobs open with arch and base; junk files fail with OpenFailed", e2e, async () => {
   const h = await startRemcp();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-test-info-" });
   try {
     const db = await open(h, fixture("raw_x86_64.bin"), { arch: "x86_64", base: "0x10c0" });
     const info = await ok(h.client, "get_database_info", { database: db });
     assert.equal(info.format, "raw");
     assert.equal(info.image_base, "0x10c0");
-    const junk = await Deno.makeTempFile();
+    const junk = `${dir}/junk`;
     await Deno.writeFile(junk, new TextEncoder().encode("just some text, not a binary\n"));
     const e = await fails(h.client, "open_database", { path: junk });
     assert.equal(e.error_type, "OpenFailed");
     assert.match(e.error, /arch/);
-    const truncated = await Deno.makeTempFile();
+    const truncated = `${dir}/truncated`;
     await Deno.writeFile(
       truncated,
       (await Deno.readFile(fixture("elf_x86_64_gcc_O2"))).slice(0, 100),
     );
     const t = await fails(h.client, "open_database", { path: truncated });
     assert.equal(t.error_type, "OpenFailed");
-    await Deno.remove(junk);
-    await Deno.remove(truncated);
     assert.equal((await ok(h.client, "list_databases")).items instanceof Array, true);
   } finally {
     await h.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
@@ -195,7 +195,7 @@ Deno.test(
 
 Deno.test("get_entropy ranks packed bytes above code and zeros", e2e, async () => {
   // A raw blob: 4 KiB of zeros, then 4 KiB of random bytes.
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-test-info-" });
   const path = `${dir}/blob.bin`;
   const bytes = new Uint8Array(8192);
   crypto.getRandomValues(bytes.subarray(4096));

@@ -1,6 +1,10 @@
-/** End-to-end: a worker's memory budget, the embedded file-size limit and --root. */
+/**
+ * End-to-end: a worker's memory budget, the embedded file-size limit, reading only what the engine
+ * keeps, and --root.
+ */
 import assert from "node:assert/strict";
 import { fails, fixture, ok, startRemcp } from "./_harness.ts";
+import { withBigSection } from "../workers/embedded/formats/_testing.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -46,6 +50,36 @@ Deno.test("a worker over REMCP_WORKER_MEMORY_MB is ended and the error says so",
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test(
+  "a worker opens a file with 512 MiB of debug section within a 300 MiB budget",
+  e2e,
+  async () => {
+    if (Deno.build.os !== "linux") return; // reads the worker's peak from /proc
+    const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
+    const h = await startRemcp({ env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } });
+    try {
+      // Read whole, the file alone would take the worker past its budget; only the fixture's own
+      // bytes are needed.
+      const path = `${dir}/debug.elf`;
+      withBigSection(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), path, 512);
+      const opened = await ok(h.client, "open_database", { path });
+      await ok(h.client, "wait_for_analysis", { database: opened.database, timeout: 600 });
+      const info = await ok(h.client, "get_database_info", { database: opened.database });
+      assert.ok(Number(info.size) > 512 * 1024 * 1024);
+      const list = await ok(h.client, "list_databases");
+      const db = (list.items as { database: string; pid?: number }[])
+        .find((d) => d.database === opened.database);
+      assert.ok(db?.pid, "the worker has a pid");
+      const status = await Deno.readTextFile(`/proc/${db.pid}/status`);
+      const peakMib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
+      assert.ok(peakMib < 256, `the worker peaked at ${peakMib.toFixed(0)} MiB`);
+    } finally {
+      await h.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 Deno.test("--root confines open_database to one folder tree", e2e, async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "remcp-root-" }));

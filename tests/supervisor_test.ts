@@ -184,7 +184,8 @@ Deno.test(
 );
 
 Deno.test("bad database ids, missing files and directories are refused clearly", e2e, async () => {
-  const h = await startRemcp();
+  // A rizin that is not there, so that a backend that cannot run is refused on machines with Rizin.
+  const h = await startRemcp({ env: { REMCP_RIZIN: "/nonexistent/rizin" } });
   try {
     const none = await fails(h.client, "get_database_info", {});
     assert.equal(none.error_type, "NoDatabase");
@@ -384,7 +385,7 @@ Deno.test(
   "what a new user meets: empty and unknown files, turned-off tools, rename journal",
   e2e,
   async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await Deno.makeTempDir({ prefix: "remcp-test-supervisor-" });
     const h = await startRemcp();
     try {
       const empty = `${dir}/empty.bin`;

@@ -36,6 +36,8 @@ export interface ToolImpl {
   handler: ToolHandler;
   /** Usable while the database is still analysing (otherwise refused with Busy). */
   duringAnalysis?: boolean;
+  /** Not cut to the output cap: an internal tool whose only caller is the supervisor. */
+  uncapped?: boolean;
 }
 
 /** One open database inside a worker. */
@@ -55,11 +57,12 @@ export function impl<S extends ToolSpec>(
     args: import("zod").output<S["input"]>,
     ctx: HandlerContext,
   ) => Promise<import("zod").input<S["output"]>> | import("zod").input<S["output"]>,
-  options: { duringAnalysis?: boolean } = {},
+  options: { duringAnalysis?: boolean; uncapped?: boolean } = {},
 ): ToolImpl {
   return {
     spec,
     handler: handler as unknown as ToolHandler,
     ...(options.duringAnalysis ? { duringAnalysis: true } : {}),
+    ...(options.uncapped ? { uncapped: true } : {}),
   };
 }

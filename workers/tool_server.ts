@@ -6,7 +6,7 @@
 import { progressNote } from "../src/protocol/progress.ts";
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { RemcpError } from "../src/errors.ts";
-import { cappedResult, errorResult, type ToolResult } from "../src/protocol/results.ts";
+import { cappedResult, errorResult, okResult, type ToolResult } from "../src/protocol/results.ts";
 import { inputJsonSchema, outputJsonSchema, parseArguments } from "../src/protocol/validate.ts";
 import type { Backend, HandlerContext, ToolImpl } from "./backend.ts";
 import { internalTools } from "./internal_tools.ts";
@@ -86,7 +86,7 @@ export async function runTool(
         );
       }
     }
-    return cappedResult(value, options.maxOutputBytes);
+    return tool.uncapped ? okResult(value) : cappedResult(value, options.maxOutputBytes);
   } catch (err) {
     return errorResult(err, options.maxOutputBytes);
   }

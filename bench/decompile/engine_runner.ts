@@ -42,9 +42,14 @@ interface ChildLine {
   error?: string;
 }
 
-function spawnChild(binary: string, stateDir: string, what: string): Deno.ChildProcess {
+function spawnChild(
+  binary: string,
+  stateDir: string,
+  what: string,
+  child = CHILD,
+): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", CHILD, binary, stateDir, what],
+    args: ["run", "-A", "--quiet", child, binary, stateDir, what],
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
@@ -132,6 +137,11 @@ export async function decompileAll(
     openBudgetS?: number;
     stateDir?: string;
     onProgress?: (done: number) => void;
+    /**
+     * The child script to run (default: this checkout's decompile_child.ts); another checkout's
+     * measures that version of the decompiler on the same functions (before/after).
+     */
+    child?: string;
   } = {},
 ): Promise<{ results: Decompiled[]; openSeconds: number }> {
   const budget = (opts.budgetS ?? 60) * 1000;
@@ -144,7 +154,7 @@ export async function decompileAll(
     while (pending.length > 0) {
       const listFile = `${stateDir}/addresses.json`;
       await Deno.writeTextFile(listFile, JSON.stringify(pending));
-      const child = spawnChild(binary, stateDir, listFile);
+      const child = spawnChild(binary, stateDir, listFile, opts.child);
       const stderr = new Response(child.stderr).text();
       const lines = new LineReader(child.stdout);
       lines.deadline = Date.now() + openBudget;

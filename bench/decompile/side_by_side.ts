@@ -57,6 +57,8 @@ export const SIDE_HEADER = [
   "median CPU ms remcp",
   "median CPU ms Ghidra",
   "Ghidra/remcp CPU",
+  "p99 CPU ms remcp",
+  "p99 CPU ms Ghidra",
 ];
 
 function fmt(n: number, digits: number): string {
@@ -94,5 +96,7 @@ export function sideRow(label: string, pairs: readonly Pair[], of: number): stri
     fmt(cpu, 2),
     fmt(gcpu, 2),
     Number.isFinite(gcpu / cpu) ? `${(gcpu / cpu).toFixed(2)}×` : "-",
+    fmt(quantile(timed.map((p) => p.ours.cpuMs!), 0.99), 2),
+    fmt(quantile(timed.map((p) => p.theirs.cpuMs!), 0.99), 2),
   ];
 }

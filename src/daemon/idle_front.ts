@@ -8,6 +8,10 @@
  * Live calls are not idle: a slow answer streams heartbeats (see `stream_when_slow.ts`), and the
  * daemon keeps those more frequent than this bound.
  */
+import { makeOwnedTempDir } from "../owned_temp_dir.ts";
+
+/** Name prefix of the private folder holding the HTTP server's socket. */
+export const SOCKET_DIR_PREFIX = "remcp-http-";
 
 /** Where to listen and how long a connection may stay silent. */
 export interface IdleFrontOptions {
@@ -130,9 +134,9 @@ async function listenInner(handler: (request: Request) => Promise<Response>): Pr
       cleanup: async () => {},
     };
   }
-  // A fresh private folder: short enough for a socket path, and no one else's to connect to.
-  const dir = await Deno.makeTempDir({ prefix: "remcp-" });
-  await Deno.chmod(dir, 0o700);
+  // A fresh private folder: short enough for a socket path, and no one else's to connect to. A
+  // daemon killed by SIGKILL leaves its folder behind; the next daemon removes it.
+  const dir = await makeOwnedTempDir(SOCKET_DIR_PREFIX);
   const path = `${dir}/http.sock`;
   const server = Deno.serve(
     { path, onListen: () => {} },

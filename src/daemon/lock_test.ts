@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { withFileLock } from "./lock.ts";
 
 Deno.test("withFileLock() runs holders one at a time", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-lock-test-" });
   try {
     const path = `${dir}/x.lock`;
     let inside = 0;
@@ -21,7 +21,7 @@ Deno.test("withFileLock() runs holders one at a time", async () => {
 });
 
 Deno.test("withFileLock() gives up after its timeout and releases on throw", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-lock-test-" });
   try {
     const path = `${dir}/x.lock`;
     const held = Promise.withResolvers<void>();

@@ -21,7 +21,7 @@ const sample: DaemonState = {
 };
 
 Deno.test("writeState() writes atomically with mode 0600 in a 0700 folder", async () => {
-  const root = await Deno.makeTempDir();
+  const root = await Deno.makeTempDir({ prefix: "remcp-state-test-" });
   try {
     const dir = `${root}/state`;
     await ensureStateDir(dir);
@@ -41,7 +41,7 @@ Deno.test("writeState() writes atomically with mode 0600 in a 0700 folder", asyn
 });
 
 Deno.test("readState() treats a missing, malformed or foreign file as none", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-state-test-" });
   try {
     const { state } = daemonPaths(dir);
     assert.equal(await readState(state), undefined);
@@ -55,7 +55,7 @@ Deno.test("readState() treats a missing, malformed or foreign file as none", asy
 });
 
 Deno.test("removeState() leaves a successor's file alone", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-state-test-" });
   try {
     const { state } = daemonPaths(dir);
     await writeState(state, { ...sample, pid: 999_999 });

@@ -8,6 +8,7 @@ import { RemcpError } from "../errors.ts";
 import { resultValue } from "../protocol/results.ts";
 import type { CallContext, Host } from "../supervisor/host.ts";
 import { computeFeatures, type FeatureInsn, type FunctionFeatures } from "./features.ts";
+import { decodeRows, featureRowsSpec, ROW_LAYOUT } from "./feature_rows.ts";
 import { hashText } from "./hash.ts";
 
 /** How features are read: the backend's bulk tool when it has one, or the shared tools only. */
@@ -24,6 +25,33 @@ export function callerFor(sup: Host, id: string, ctx: CallContext): ToolCaller {
     if (ctx.signal.aborted) throw cancelled();
     const r = await sup.callTool(name, { ...args, database: id }, { ...ctx, via: "call" });
     return resultValue(r, name);
+  };
+}
+
+/** Reads every function's features in one call, or undefined when the backend cannot. */
+export type BulkReader = (
+  progress: (done: number, total: number) => void,
+) => Promise<FunctionFeatures[] | undefined>;
+
+/**
+ * The embedded backend's internal `_function_features` for database `id`, straight to its worker
+ * (the tool is not in the catalog, so clients cannot call it): one result without the output cap.
+ */
+export function bulkReaderFor(sup: Host, id: string, ctx: CallContext): BulkReader {
+  return async (progress) => {
+    const db = sup.pool.resolve(id, ctx.session);
+    if (!db.worker.tools.has(featureRowsSpec.name)) return undefined;
+    if (ctx.signal.aborted) throw cancelled();
+    const result = await sup.pool.call(db, featureRowsSpec.name, {}, {
+      signal: ctx.signal,
+      onprogress: (p) => progress(p.progress, p.total ?? 0),
+    });
+    const value = resultValue(result, featureRowsSpec.name);
+    // A worker of another version: its rows may mean something else; the paged tool still works.
+    if (value.layout !== ROW_LAYOUT || typeof value.rows !== "string") return undefined;
+    const out = decodeRows(value.rows);
+    progress(out.length, out.length);
+    return out;
   };
 }
 
@@ -68,13 +96,20 @@ export async function stampOf(call: ToolCaller): Promise<string | undefined> {
   return hashText(JSON.stringify([info.sha256, info.analysis, journal.total, head]));
 }
 
-/** The features of every function of the database behind `call`. */
+/**
+ * The features of every function of the database behind `call`: in one call where the backend
+ * has `_function_features` (`bulk`), else in pages of function_features, else from the shared
+ * tools (always in "portable" mode).
+ */
 export async function gatherFeatures(
   call: ToolCaller,
   mode: GatherMode,
   progress: (done: number, total: number) => void,
+  bulk?: BulkReader,
 ): Promise<FunctionFeatures[]> {
   if (mode === "auto") {
+    const all = await bulk?.(progress);
+    if (all) return all;
     try {
       return await gatherBulk(call, progress);
     } catch (err) {

@@ -8,6 +8,7 @@
 import { ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { groupBy, type Match, MatchState } from "./match_state.ts";
+import { FuzzyRound } from "./fuzzy.ts";
 import { bestMutual } from "./mutual.ts";
 import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
 import { identical, similarity } from "./similarity.ts";
@@ -30,7 +31,10 @@ export interface MatchOptions {
   signal?: AbortSignal;
   /** Called after each round. */
   onRound?: (round: string, matched: number) => void;
-  /** Least similarity for a match found by similarity alone (default 0.75). */
+  /**
+   * Least similarity for a match found by similarity alone (default 0.85: between 0.75 and 0.85
+   * this round made no right pair and one wrong pair on each Lua pair of bench/diff.ts).
+   */
   minFuzzy?: number;
 }
 
@@ -126,7 +130,7 @@ export function* matchSteps(
   b: readonly FunctionFeatures[],
   options: MatchOptions = {},
 ): Generator<void, MatchResult> {
-  const minFuzzy = options.minFuzzy ?? 0.75;
+  const minFuzzy = options.minFuzzy ?? 0.85;
   const s = new MatchState(a, b);
   const { partnerA, partnerB, graphA, graphB } = s;
   const rounds: { round: string; matched: number }[] = [];
@@ -179,6 +183,19 @@ export function* matchSteps(
     yield;
   };
 
+  // What each group of duplicates looked like when its tie was last tried: matches are never
+  // undone, so equal sizes and equal counts of matched neighbours mean the same anchors and the
+  // same outcome, and the group is not tried again (a large binary has thousands of such groups).
+  const triedTies = new Map<string, string>();
+  const matchedAround = (graph: typeof graphA, partner: Int32Array, ks: number[]) => {
+    let n = 0;
+    for (const k of ks) {
+      for (const x of graph.callers[k]!) if (partner[x] !== -1) n++;
+      for (const x of graph.callees[k]!) if (partner[x] !== -1) n++;
+    }
+    return n;
+  };
+
   /** Identical duplicates told apart by their matched callers and callees. */
   const ties = function* () {
     const before = s.matches.length;
@@ -187,7 +204,14 @@ export function* matchSteps(
       const right = groupBy(allB.filter((j) => partnerB[j] === -1), (j) => key(b[j]!));
       for (const [k, ia] of left) {
         const jb = right.get(k);
-        if (jb && (ia.length > 1 || jb.length > 1)) breakTie(s, ia, jb, `ties:${round}`);
+        if (!jb || (ia.length === 1 && jb.length === 1)) continue;
+        const seen = `${ia.length}:${jb.length}:${matchedAround(graphA, partnerA, ia)}:${
+          matchedAround(graphB, partnerB, jb)
+        }`;
+        const tried = `${round}\u0000${k}`;
+        if (triedTies.get(tried) === seen) continue;
+        triedTies.set(tried, seen);
+        breakTie(s, ia, jb, `ties:${round}`);
       }
     }
     report("ties", before);
@@ -215,11 +239,16 @@ export function* matchSteps(
 
   yield* propagate();
   yield* structure();
+  // Built where the first global similarity pass runs: the free functions at that point.
+  const fuzzy = new FuzzyRound(
+    s,
+    allA.filter((i) => partnerA[i] === -1 && a[i]!.instructions >= 5),
+    allB.filter((j) => partnerB[j] === -1 && b[j]!.instructions >= 5),
+    minFuzzy,
+  );
   for (;;) {
     const before = s.matches.length;
-    const freeA = allA.filter((i) => partnerA[i] === -1 && a[i]!.instructions >= 5);
-    const freeB = allB.filter((j) => partnerB[j] === -1 && b[j]!.instructions >= 5);
-    bestMutual(s, freeA, freeB, minFuzzy, "similarity");
+    fuzzy.run("similarity");
     report("similarity", before);
     yield;
     if (s.matches.length === before) break;

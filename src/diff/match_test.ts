@@ -41,7 +41,15 @@ Deno.test("matchFunctions() resolves a global tie through the call graph", () =>
 Deno.test("matchFunctions() matches a changed function by similarity, not a different one", () => {
   const a = [fn("sub_1", { histogram: [10, 2, 7], instructions: 30, blocks: 6, edges: 8 })];
   const b = [
-    fn("sub_2", { histogram: [10, 3, 7], instructions: 31, blocks: 6, edges: 8 }),
+    // The same mnemonics in another order and one more edge: no exact key, but alike.
+    fn("sub_2", {
+      histogram: [10, 2, 7],
+      instructions: 30,
+      blocks: 6,
+      edges: 9,
+      cfg_sig: "6.9.0.1e",
+      mnem_set_hash: "set-sub_1",
+    }),
     fn("sub_3", { histogram: [0, 20, 0], instructions: 12, blocks: 2, edges: 1, cfg_sig: "2" }),
   ];
   const r = matchFunctions(a, b);

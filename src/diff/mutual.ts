@@ -3,7 +3,7 @@
  * paired with its most similar candidate when that choice is mutual, clear and similar enough.
  */
 import type { MatchState } from "./match_state.ts";
-import { similarity } from "./similarity.ts";
+import { similarityAtLeast } from "./similarity.ts";
 
 /**
  * Pairs each unmatched `a[i]` (`i` in `is`) with its most similar unmatched `b[j]` (`j` in `js`)
@@ -40,7 +40,7 @@ export function bestMutual(
     for (let k = firstAtLeast(Math.ceil(n / 2)); k < freeB.length; k++) {
       const j = freeB[k]!;
       if (b[j]!.instructions > n * 2) break;
-      const sim = similarity(a[i]!, b[j]!);
+      const sim = similarityAtLeast(a[i]!, b[j]!, min);
       if (sim >= min) best.offer(i, j, sim);
     }
   }

@@ -7,6 +7,8 @@ import { RemcpError } from "../errors.ts";
 import type { CallContext, Host } from "../supervisor/host.ts";
 import type { FunctionFeatures } from "./features.ts";
 import {
+  type BulkReader,
+  bulkReaderFor,
   callerFor,
   cancelled,
   gatherFeatures,
@@ -90,12 +92,12 @@ export class DiffService {
         `reading features: ${a} ${doneA}/${totalA}, ${b} ${doneB}/${totalB}`,
       );
     const [fa, fb] = await Promise.all([
-      this.#featuresOf(callA, a, stampA, mode, (d, t) => {
+      this.#featuresOf(callA, bulkReaderFor(sup, a, ctx), a, stampA, mode, (d, t) => {
         doneA = d;
         totalA = t;
         report();
       }),
-      this.#featuresOf(callB, b, stampB, mode, (d, t) => {
+      this.#featuresOf(callB, bulkReaderFor(sup, b, ctx), b, stampB, mode, (d, t) => {
         doneB = d;
         totalB = t;
         report();
@@ -135,6 +137,7 @@ export class DiffService {
 
   async #featuresOf(
     call: ToolCaller,
+    bulk: BulkReader,
     id: string,
     stamp: string | undefined,
     mode: GatherMode,
@@ -146,7 +149,7 @@ export class DiffService {
       progress(hit.value.length, hit.value.length);
       return hit.value;
     }
-    const value = await gatherFeatures(call, mode, progress);
+    const value = await gatherFeatures(call, mode, progress, bulk);
     if (stamp !== undefined) remember(this.#features, key, { stamp, value }, MAX_FEATURE_SETS);
     return value;
   }

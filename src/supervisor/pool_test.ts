@@ -6,7 +6,7 @@ const fails = (code: string, pattern: RegExp) => (e: unknown) =>
   e instanceof RemcpError && e.code === code && pattern.test(e.message);
 
 Deno.test("canonicalFile() expands ~/ from HOME", async () => {
-  const home = await Deno.makeTempDir();
+  const home = await Deno.makeTempDir({ prefix: "remcp-pool-test-" });
   try {
     await Deno.writeTextFile(`${home}/bin`, "x");
     const real = await canonicalFile("~/bin", { home, cwd: () => "/" });
@@ -28,7 +28,7 @@ Deno.test("canonicalFile() refuses ~user by name", async () => {
 });
 
 Deno.test("canonicalFile() says what a missing relative path resolved against", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-pool-test-" });
   try {
     await assert.rejects(
       canonicalFile("no_such_rel_file", { home: undefined, cwd: () => dir }),

@@ -22,7 +22,7 @@ import { SandboxPool } from "../sandbox/pool.ts";
 import { spawnSandboxChild } from "../sandbox/sandbox_child.ts";
 import { spawnSandboxThread, threadsAvailable } from "../sandbox/sandbox_thread.ts";
 import type { CallContext, CatalogEntry, Host, LocalTool, ToolKind } from "./host.ts";
-import { makeSampleDir } from "./sample_dir.ts";
+import { makeOwnedTempDir } from "../owned_temp_dir.ts";
 
 /** Tools that are still being loaded (the tools folder): calls to unknown names wait for them. */
 export interface ToolSource {
@@ -240,7 +240,7 @@ export class Supervisor implements Host {
 
   /** A private 0700 folder for open_data samples, made on first use. */
   async tempDir(): Promise<string> {
-    this.#tempDir ??= await makeSampleDir();
+    this.#tempDir ??= await makeOwnedTempDir("remcp-data-");
     return this.#tempDir;
   }
 

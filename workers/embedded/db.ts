@@ -15,7 +15,6 @@ import type { Prototype } from "./decompiler/abi/prototype.ts";
 export interface EmbeddedDb {
   path: string;
   name: string;
-  bytes: Uint8Array;
   sha256: string;
   options: Record<string, unknown>;
   image: BinaryImage;

@@ -24,13 +24,13 @@ import { xrefTools } from "./tools/xref_tools.ts";
 import { featureTools } from "./tools/feature_tools.ts";
 import { analyze } from "./analysis/analyze.ts";
 import type { Analysis } from "./analysis/analysis.ts";
-import { deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
+import { CACHE_FORMAT, deserializeAnalysis, serializeAnalysis } from "./analysis/serialize.ts";
 import { ANALYSIS_VERSION } from "./analysis/types.ts";
 import { fnName } from "./db.ts";
 import { AnnotationStore } from "../shared/store/store.ts";
 import { join } from "node:path";
-import { readWhole } from "../shared/read_whole.ts";
-import { sha256Bytes } from "../shared/sha256.ts";
+import { sha256File } from "../shared/sha256.ts";
+import { FileSource } from "./file_source.ts";
 
 /** Opens `path` with the embedded engine; returns at once, loading continues in the background. */
 export function openEmbedded(
@@ -44,7 +44,7 @@ export function openEmbedded(
 }
 
 /**
- * The embedded backend holds the whole file in memory (and about as much again while parsing), so
+ * The embedded backend keeps the file's mapped bytes and tables in memory (all of a raw blob), so
  * a file over REMCP_MAX_FILE_MB is refused before it is read.
  */
 function refuseLargeFile(path: string, size: number, maxMb: number): void {
@@ -52,7 +52,7 @@ function refuseLargeFile(path: string, size: number, maxMb: number): void {
   throw new RemcpError(
     "OpenFailed",
     `${path} is ${Math.ceil(size / 1024 / 1024)} MiB, over the ${maxMb} MiB limit of the ` +
-      "embedded backend (REMCP_MAX_FILE_MB): it reads files whole, keeping one copy in memory; " +
+      "embedded backend (REMCP_MAX_FILE_MB): it keeps a file's mapped bytes in memory; " +
       "raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
     { path, size, max_file_mb: maxMb },
   );
@@ -72,10 +72,10 @@ export function createEmbedded(
 
   const load = async (path: string, options: Record<string, unknown>) => {
     try {
-      refuseLargeFile(path, (await Deno.stat(path)).size, env.config.maxFileMb);
-      const bytes = await readWhole(path);
-      const sha256 = sha256Bytes(bytes);
-      const image = openImage(bytes, imageOptions(options));
+      const before = await Deno.stat(path);
+      refuseLargeFile(path, before.size, env.config.maxFileMb);
+      const sha256 = await sha256File(path);
+      const image = readImage(path, imageOptions(options), before);
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
       for (const notice of store.notices) env.log.warn(notice);
@@ -83,7 +83,7 @@ export function createEmbedded(
       store.setMeta("sha256", sha256);
       for (const [address, name] of store.all("name")) names.setUserName(address, name);
       const code = new CodeView(image);
-      db = { path, name: basename(path), bytes, sha256, options, image, names, store, code };
+      db = { path, name: basename(path), sha256, options, image, names, store, code };
       env.log.info(`loaded ${path}`, {
         format: image.format,
         arch: image.arch,
@@ -179,6 +179,24 @@ export function createEmbedded(
   };
 }
 
+/**
+ * Parses `path`, reading only the ranges the parser asks for. The file was hashed before; a file
+ * that changed since `before` (size or modification time) would pair that hash with other bytes.
+ */
+function readImage(path: string, options: OpenOptions, before: Deno.FileInfo) {
+  using source = FileSource.open(path);
+  const image = openImage(source, options);
+  const after = Deno.statSync(path);
+  if (after.size !== before.size || after.mtime?.getTime() !== before.mtime?.getTime()) {
+    throw new RemcpError(
+      "OpenFailed",
+      `${path} changed while it was being opened: open it again once it is complete`,
+      { path },
+    );
+  }
+  return image;
+}
+
 function imageOptions(options: Record<string, unknown>): OpenOptions {
   const out: OpenOptions = {};
   if (options.arch !== undefined) {
@@ -214,7 +232,9 @@ export function storePath(
   return join(stateDir, "databases", `${sha256}${suffix}.sqlite`);
 }
 
-const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}`;
+// The data's version and the byte layout's: a change of either misses the old entry, which
+// the next save drops.
+const CACHE_KEY = `analysis:v${ANALYSIS_VERSION}.${CACHE_FORMAT}`;
 
 /** The cached analysis when there is a usable one, else a fresh analysis (then cached). */
 async function loadOrAnalyze(
@@ -241,6 +261,7 @@ async function loadOrAnalyze(
   });
   try {
     db.store.saveCache(CACHE_KEY, serializeAnalysis(analysis));
+    db.store.dropCache("analysis:", CACHE_KEY);
   } catch {
     // The cache is an optimisation: a full disk must not fail the open.
   }

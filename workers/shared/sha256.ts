@@ -7,13 +7,6 @@ import { createHash } from "node:crypto";
 
 const CHUNK = 4 * 1024 * 1024;
 
-/** Lower-case hex SHA-256 of `bytes`, hashed a chunk at a time. */
-export function sha256Bytes(bytes: Uint8Array): string {
-  const hash = createHash("sha256");
-  for (let at = 0; at < bytes.length; at += CHUNK) hash.update(bytes.subarray(at, at + CHUNK));
-  return hash.digest("hex");
-}
-
 /** Lower-case hex SHA-256 of the file at `path`, read a chunk at a time. */
 export async function sha256File(path: string): Promise<string> {
   using file = await Deno.open(path, { read: true });

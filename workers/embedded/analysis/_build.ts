@@ -6,10 +6,12 @@
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
 import { DataRefScanner } from "./_data_refs.ts";
+import { GrowthCollector } from "./_gc.ts";
 import type { Trace } from "./_explore.ts";
 import type { Pacer } from "./_pacer.ts";
 import { scanStrings, stringAt } from "./strings.ts";
 import { stringName } from "./_names.ts";
+import { XrefTable } from "./xref_table.ts";
 import {
   ANALYSIS_VERSION,
   type AnalysisData,
@@ -23,7 +25,6 @@ import {
   type NameEntry,
   type StringInfo,
   type Xref,
-  type XrefKind,
 } from "./types.ts";
 
 /** A function start with what discovery knows about it. */
@@ -98,6 +99,8 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   const scanner = new DataRefScanner(image);
   const thunkTargets = new Map<number, number>();
   let done = 0;
+  // Freed traces and each function's scratch pile up in the old generation otherwise.
+  const collector = starts.length >= 2000 ? new GrowthCollector() : undefined;
   for (const start of starts) {
     const seed = seeds.get(start)!;
     const trace = traces.get(start);
@@ -116,7 +119,8 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       }
       continue;
     }
-    const insns = [...trace.insns.values()].sort((a, b) => a.address - b.address);
+    // Sorted by address, from the cache again: traces keep addresses only.
+    const insns = [...trace.insns].map((a) => cache.at(a)!);
     const blocks: Block[] = [];
     const blockOf = new Map<number, number>();
     const lastOf = new Map<number, number>();
@@ -134,13 +138,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       prevEnded = trace.enders.has(a);
     }
     const edges: Edge[] = [];
-    const seen = new Set<string>();
-    const addEdge = (e: Edge) => {
-      const key = `${e.from}:${e.to}:${e.kind}:${e.value ?? ""}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      edges.push(e);
-    };
+    const addEdge = (e: Edge) => edges.push(e);
     for (const e of trace.edges) {
       const from = blockOf.get(e.from);
       if (from === undefined || (e.kind === "tail" && e.to === start)) continue;
@@ -158,6 +156,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       }
     }
     edges.sort((x, y) => x.from - y.from || x.to - y.to);
+    dropRepeatedEdges(edges);
 
     // The chunk holding the start, then the rest.
     const limit = nextStart(start);
@@ -184,7 +183,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if (importName !== undefined) flags.push("import");
     // CET stubs (`.plt.sec`, `-fcf-protection`) open with `endbr64`/`endbr32` before the jump.
     const head = isEndbr(image, start) ? start + 4 : start;
-    const first = trace.insns.get(head);
+    const first = trace.insns.has(head) ? cache.at(head) : undefined;
     if (first !== undefined && (first.flow === "jump" || first.flow === "ijump")) {
       const tail = trace.edges.find((e) => e.from === head && e.kind === "tail");
       if (tail !== undefined || importName !== undefined) {
@@ -239,11 +238,16 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
         xrefs.push({ from: insn.address, to: r.to, kind: r.kind });
       }
     }
+    // Done with this trace: a big binary's traces hold a lot.
+    traces.delete(start);
+    if ((done & 255) === 0) collector?.check();
     if ((++done & 31) === 0 && pacer.due()) {
       await pacer.tick(0.85 + 0.1 * (done / starts.length), "Building the CFG");
     }
   }
   for (const p of input.dataPointers) xrefs.push({ from: p.from, to: p.to, kind: "offset" });
+  // Every instruction is in the CFG and the cross-references now.
+  cache.release();
 
   // Strings: the scan, plus short ones code points at.
   const strings = dropJunkPrefixes(
@@ -272,9 +276,9 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
   }
   input.pacer.check();
-  const sorted = uniqueXrefs(xrefs);
+  const table = XrefTable.of(xrefs);
   input.pacer.check();
-  recoverMain(functions, sorted, input);
+  recoverMain(functions, xrefs, input);
 
   // Names: symbols, imports, functions, strings, labels.
   const names: NameEntry[] = [];
@@ -318,11 +322,30 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     version: ANALYSIS_VERSION,
     arch: image.arch,
     functions,
-    xrefs: sorted,
+    xrefs: table,
     strings: dedupeStrings(strings),
     names,
     seconds: 0,
   };
+}
+
+/**
+ * Keeps the first of equal edges. `edges` is sorted stably by (from, to), so equal edges sit
+ * in one run of the same (from, to), in the order they were added.
+ */
+function dropRepeatedEdges(edges: Edge[]): void {
+  let n = 0;
+  let run = 0;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]!;
+    if (n === 0 || edges[run]!.from !== e.from || edges[run]!.to !== e.to) run = n;
+    let repeated = false;
+    for (let k = run; k < n && !repeated; k++) {
+      repeated = edges[k]!.kind === e.kind && edges[k]!.value === e.value;
+    }
+    if (!repeated) edges[n++] = e;
+  }
+  edges.length = n;
 }
 
 /** Whether an x86 `endbr64`/`endbr32` (f3 0f 1e fa/fb) sits at `addr`. */
@@ -331,26 +354,6 @@ function isEndbr(image: BinaryImage, addr: number): boolean {
   const b = image.read(addr, 4);
   return b !== undefined && b[0] === 0xf3 && b[1] === 0x0f && b[2] === 0x1e &&
     (b[3] === 0xfa || b[3] === 0xfb);
-}
-
-const KIND_ORDER: Record<XrefKind, number> = {
-  call: 0,
-  jump: 1,
-  read: 2,
-  write: 3,
-  offset: 4,
-  string: 5,
-};
-
-function uniqueXrefs(xrefs: Xref[]): Xref[] {
-  xrefs.sort((a, b) => a.from - b.from || a.to - b.to || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
-  const out: Xref[] = [];
-  for (const x of xrefs) {
-    const p = out[out.length - 1];
-    if (p !== undefined && p.from === x.from && p.to === x.to && p.kind === x.kind) continue;
-    out.push(x);
-  }
-  return out;
 }
 
 /**

@@ -1,29 +1,68 @@
 /**
  * Decoded instructions by address, decoded on demand in runs and kept for the whole analysis,
  * so re-walking a function (after the set of non-returning functions grows) costs no decoding.
+ *
+ * A big binary decodes millions of instructions: they are kept as columns of typed arrays (an
+ * index per code byte, then size, flow, target and memRef per instruction), about 20 bytes
+ * each, instead of one object and one map entry each (about 100 bytes, all of it traced by
+ * every garbage collection). {@link CodeCache.at} builds a fresh {@link Insn} per call.
  */
 
-import type { Decoder, Insn } from "../arch/types.ts";
+import { type Decoder, type Flow, type Insn, NO_OPERANDS } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
 
 /** Bytes decoded per cache miss: most runs end at a jump or return well before this. */
 const RUN_BYTES = 384;
+
+/** Flow kinds by their code in the `flow` column. */
+const FLOWS: readonly Flow[] = [
+  "seq",
+  "jump",
+  "cjump",
+  "call",
+  "ret",
+  "ijump",
+  "icall",
+  "trap",
+  "invalid",
+];
+const FLOW_CODE = Object.fromEntries(FLOWS.map((f, i) => [f, i])) as Record<Flow, number>;
 
 /** Decoded instructions of an image's executable ranges. */
 export class CodeCache {
   readonly #image: BinaryImage;
   readonly #decoder: Decoder;
   readonly #thumbDecoder: Decoder | undefined;
-  readonly #insns = new Map<number, Insn>();
   readonly #exec: { start: number; end: number }[];
+  /** Per executable range: instruction number + 1 at each byte offset, 0 when not decoded. */
+  readonly #index: Int32Array[];
+  #size = new Uint8Array(1024);
+  #flow = new Uint8Array(1024);
+  /** NaN for none. */
+  #target = new Float64Array(1024);
+  /** NaN for none. */
+  #memRef = new Float64Array(1024);
   /** Instructions decoded so far, for progress and yield accounting. */
   decoded = 0;
+  /** The few instructions a run decoded past the end of its code section. */
+  readonly #outside = new Map<number, Insn>();
+  /** Instructions kept. */
+  #count = 0;
+  #released = false;
 
   constructor(image: BinaryImage, decoder: Decoder, thumbDecoder?: Decoder) {
     this.#image = image;
     this.#decoder = decoder;
     this.#thumbDecoder = thumbDecoder;
     this.#exec = executableRanges(image);
+    this.#index = this.#exec.map((r) => new Int32Array(r.end - r.start));
+    // Room for an instruction every 4 bytes of code at once: doubling from small copies
+    // the columns many times (pages never written cost no memory).
+    const room = Math.max(1024, this.#exec.reduce((n, r) => n + r.end - r.start, 0) >> 2);
+    this.#size = new Uint8Array(room);
+    this.#flow = new Uint8Array(room);
+    this.#target = new Float64Array(room);
+    this.#memRef = new Float64Array(room);
   }
 
   /** Executable address ranges, sorted. */
@@ -33,11 +72,17 @@ export class CodeCache {
 
   /** Whether `addr` lies in an executable range. */
   isCode(addr: number): boolean {
-    return this.rangeEnd(addr) !== undefined;
+    return this.#rangeOf(addr) >= 0;
   }
 
   /** The end of the executable range (code section) holding `addr`, if any. */
   rangeEnd(addr: number): number | undefined {
+    const i = this.#rangeOf(addr);
+    return i < 0 ? undefined : this.#exec[i]!.end;
+  }
+
+  /** Index of the executable range holding `addr`, or -1. */
+  #rangeOf(addr: number): number {
     const r = this.#exec;
     let lo = 0;
     let hi = r.length - 1;
@@ -46,19 +91,49 @@ export class CodeCache {
       const m = r[mid]!;
       if (addr < m.start) hi = mid - 1;
       else if (addr >= m.end) lo = mid + 1;
-      else return m.end;
+      else return mid;
     }
-    return undefined;
+    return -1;
   }
 
   /** The instruction at `addr`, decoding a run from there on a miss; undefined outside code. */
   at(addr: number): Insn | undefined {
-    const hit = this.#insns.get(addr);
-    if (hit !== undefined) return hit;
-    if (!this.isCode(addr)) return undefined;
+    if (this.#released) {
+      const bytes = this.#image.readUpTo(addr, 16);
+      if (bytes.length === 0 || !this.isCode(addr)) return undefined;
+      return this.decoderFor(addr).decode(bytes, addr, { maxCount: 1 })[0];
+    }
+    const ri = this.#rangeOf(addr);
+    if (ri < 0) return this.#outside.get(addr);
+    const index = this.#index[ri]!;
+    const offset = addr - this.#exec[ri]!.start;
+    let n = index[offset]!;
+    if (n === 0) {
+      this.#decodeRun(addr);
+      n = index[offset]!;
+      if (n === 0) return undefined;
+    }
+    return this.#insn(n - 1, addr);
+  }
+
+  #insn(n: number, address: number): Insn {
+    const insn: Insn = {
+      address,
+      size: this.#size[n]!,
+      flow: FLOWS[this.#flow[n]!]!,
+      operands: NO_OPERANDS,
+    };
+    const target = this.#target[n]!;
+    if (target === target) insn.target = target;
+    const memRef = this.#memRef[n]!;
+    if (memRef === memRef) insn.memRef = memRef;
+    return insn;
+  }
+
+  #decodeRun(addr: number): void {
     const decoder = this.decoderFor(addr);
     const bytes = this.#image.readUpTo(addr, RUN_BYTES);
-    if (bytes.length === 0) return undefined;
+    if (bytes.length === 0) return;
     const insns = decoder.decode(bytes, addr, { stopAtFlowEnd: true });
     this.decoded += insns.length;
     // On ARM a run must not cross into code of the other mode (A32 crt code between Thumb
@@ -66,11 +141,54 @@ export class CodeCache {
     const mode = this.#thumbDecoder === undefined ? undefined : decoder;
     for (const insn of insns) {
       if (mode !== undefined && this.decoderFor(insn.address) !== mode) break;
+      const ri = this.#rangeOf(insn.address);
+      if (ri < 0) {
+        if (!this.#outside.has(insn.address)) this.#outside.set(insn.address, insn);
+        continue;
+      }
+      const index = this.#index[ri]!;
+      const offset = insn.address - this.#exec[ri]!.start;
       // Keep the first decoding of an address: a later run may start mid-instruction and
       // must not replace what an earlier, aligned run saw.
-      if (!this.#insns.has(insn.address)) this.#insns.set(insn.address, insn);
+      if (index[offset] !== 0) continue;
+      index[offset] = this.#add(insn) + 1;
     }
-    return this.#insns.get(addr);
+  }
+
+  #add(insn: Insn): number {
+    const n = this.#count++;
+    if (n === this.#size.length) {
+      const grow = <T extends Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
+        const b = make(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.#size = grow(this.#size, (k) => new Uint8Array(k));
+      this.#flow = grow(this.#flow, (k) => new Uint8Array(k));
+      this.#target = grow(this.#target, (k) => new Float64Array(k));
+      this.#memRef = grow(this.#memRef, (k) => new Float64Array(k));
+    }
+    this.#size[n] = insn.size;
+    this.#flow[n] = FLOW_CODE[insn.flow];
+    this.#target[n] = insn.target ?? NaN;
+    this.#memRef[n] = insn.memRef ?? NaN;
+    return n;
+  }
+
+  /**
+   * Frees the decoded instructions once the analysis needs no more (ranges stay); `at` then
+   * decodes again.
+   */
+  release(): void {
+    for (let i = 0; i < this.#index.length; i++) this.#index[i] = new Int32Array(0);
+    this.#index.length = 0;
+    this.#outside.clear();
+    this.#size = new Uint8Array(0);
+    this.#flow = new Uint8Array(0);
+    this.#target = new Float64Array(0);
+    this.#memRef = new Float64Array(0);
+    this.#count = 0;
+    this.#released = true;
   }
 
   /** The decoder for code at `addr` (Thumb or ARM on 32-bit ARM). */

@@ -5,6 +5,7 @@
  */
 
 import type { Insn } from "../arch/types.ts";
+import { AddrSet } from "./_addr_set.ts";
 import type { CodeCache } from "./_code_cache.ts";
 
 /**
@@ -73,14 +74,19 @@ export interface InsnEdge {
   value?: number;
 }
 
-/** The result of exploring one function. */
+/**
+ * The result of exploring one function. Only addresses of instructions are kept (an analysis
+ * keeps every function's trace to the end): the instructions themselves come from the
+ * {@link CodeCache} again.
+ */
 export interface Trace {
   start: number;
-  insns: Map<number, Insn>;
+  /** Addresses of the instructions reached. */
+  insns: AddrSet;
   /** Addresses where a block must start (branch targets, after conditional branches). */
-  leaders: Set<number>;
+  leaders: AddrSet;
   /** Instructions after which a block ends (branches, or their MIPS delay slots). */
-  enders: Set<number>;
+  enders: AddrSet;
   edges: InsnEdge[];
   calls: { from: number; to: number }[];
   /** Addresses of code taken as values (lea of a code address): candidate functions. */
@@ -105,11 +111,12 @@ export function explore(
   ranges: readonly { start: number; end: number }[] | undefined,
   extraEntries: readonly number[],
 ): Trace {
-  const trace: Trace = {
+  // Hash sets while exploring, sorted arrays in the result.
+  const insns = new Map<number, Insn>();
+  const leaders = new Set([start, ...extraEntries]);
+  const enders = new Set<number>();
+  const trace: Omit<Trace, "insns" | "leaders" | "enders"> = {
     start,
-    insns: new Map(),
-    leaders: new Set([start, ...extraEntries]),
-    enders: new Set(),
     edges: [],
     calls: [],
     codePointers: [],
@@ -135,7 +142,7 @@ export function explore(
     function* (): Iterable<Insn> {
       let a = prevOf.get(from);
       for (let i = 0; a !== undefined && i < DEEP_SLICE; i++) {
-        const insn = trace.insns.get(a);
+        const insn = insns.get(a);
         if (insn === undefined) return;
         yield insn;
         a = prevOf.get(a);
@@ -144,7 +151,7 @@ export function explore(
 
   /** Resolves the switch at an indirect jump and queues its cases; false when unresolved. */
   const addCases = (addr: number, last: number): boolean => {
-    const sw = ctx.resolveSwitch(trace.insns.get(addr)!, before(addr));
+    const sw = ctx.resolveSwitch(insns.get(addr)!, before(addr));
     if (sw === undefined) return false;
     trace.switches++;
     if (sw.inlineBytes !== undefined) {
@@ -157,7 +164,7 @@ export function explore(
     }
     targets.forEach((to, i) => {
       trace.edges.push({ from: addr, to, kind: "case", value: i });
-      trace.leaders.add(to);
+      leaders.add(to);
       if (!prevOf.has(to)) prevOf.set(to, last);
       stack.push(to);
     });
@@ -170,18 +177,18 @@ export function explore(
     const sectionEnd = ctx.sectionEnd?.(addr) ?? Infinity;
     while (true) {
       if (addr >= sectionEnd) {
-        if (prev !== undefined) trace.enders.add(prev);
+        if (prev !== undefined) enders.add(prev);
         break;
       }
-      if (trace.insns.has(addr)) break;
+      if (insns.has(addr)) break;
       // One function can be huge (a bogus extent over megabytes of zeros): stay in budget.
-      if ((trace.insns.size & 4095) === 4095) ctx.checkBudget?.();
+      if ((insns.size & 4095) === 4095) ctx.checkBudget?.();
       if (addr !== start && !own.has(addr) && ctx.isFunctionStart(addr)) {
         // Flowed into the next function: the call before was to one that does not return,
         // or this is a shared tail. Either way the other function owns the code.
         if (prev !== undefined) {
           trace.edges.push({ from: prev, to: addr, kind: "tail" });
-          trace.enders.add(prev);
+          enders.add(prev);
         }
         trace.mayReturn = true;
         break;
@@ -189,10 +196,10 @@ export function explore(
       const insn = cache.at(addr);
       if (insn === undefined || insn.flow === "invalid") {
         trace.bad = true;
-        if (prev !== undefined) trace.enders.add(prev);
+        if (prev !== undefined) enders.add(prev);
         break;
       }
-      trace.insns.set(addr, insn);
+      insns.set(addr, insn);
       if (prev !== undefined && !prevOf.has(addr)) prevOf.set(addr, prev);
       const next = addr + insn.size;
       // The instruction after which the block really ends (the delay slot on MIPS).
@@ -201,7 +208,7 @@ export function explore(
       if (ctx.delaySlots && insn.flow !== "seq" && insn.flow !== "trap") {
         const slot = cache.at(next);
         if (slot !== undefined && slot.flow === "seq") {
-          trace.insns.set(next, slot);
+          insns.set(next, slot);
           prevOf.set(next, addr);
           last = next;
           after = next + slot.size;
@@ -232,7 +239,7 @@ export function explore(
           }
           trace.calls.push({ from: addr, to });
           if (ctx.isNoReturn(to)) {
-            trace.enders.add(last);
+            enders.add(last);
             stop = true;
           }
           break;
@@ -240,15 +247,15 @@ export function explore(
         case "cjump": {
           const to = insn.target;
           if (to === undefined) {
-            trace.leaders.add(after);
-            trace.enders.add(last);
+            leaders.add(after);
+            enders.add(last);
             trace.edges.push({ from: addr, to: after, kind: "false" });
             // A conditional write to PC (A32 `addls pc, pc, r0, lsl #2`) can be a switch.
             addCases(addr, last);
             break;
           }
-          trace.enders.add(last);
-          trace.leaders.add(after);
+          enders.add(last);
+          leaders.add(after);
           // Without a known extent, `jmp X` straight before alignment padding that ends at X is
           // a tail call to the function after the padding, not a jump within this one.
           const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
@@ -257,7 +264,7 @@ export function explore(
             trace.mayReturn = true;
           } else {
             trace.edges.push({ from: addr, to, kind: "true" });
-            trace.leaders.add(to);
+            leaders.add(to);
             stack.push(to);
             if (!prevOf.has(to)) prevOf.set(to, last);
           }
@@ -266,7 +273,7 @@ export function explore(
         }
         case "jump": {
           const to = insn.target;
-          trace.enders.add(last);
+          enders.add(last);
           stop = true;
           if (to === undefined) {
             trace.mayReturn = true;
@@ -280,14 +287,14 @@ export function explore(
             if (!ctx.isNoReturn(to)) trace.mayReturn = true;
           } else {
             trace.edges.push({ from: addr, to, kind: "jump" });
-            trace.leaders.add(to);
+            leaders.add(to);
             if (!prevOf.has(to)) prevOf.set(to, last);
             stack.push(to);
           }
           break;
         }
         case "ijump": {
-          trace.enders.add(last);
+          enders.add(last);
           stop = true;
           const slot = insn.memRef !== undefined
             ? ctx.slotTarget(insn.memRef)
@@ -302,16 +309,21 @@ export function explore(
         }
         case "ret":
           trace.mayReturn = true;
-          trace.enders.add(last);
+          enders.add(last);
           stop = true;
           break;
         default:
-          trace.enders.add(last);
+          enders.add(last);
           stop = true;
       }
       if (stop) break;
       addr = after;
     }
   }
-  return trace;
+  return {
+    ...trace,
+    insns: new AddrSet(insns.keys(), insns.size),
+    leaders: new AddrSet(leaders, leaders.size),
+    enders: new AddrSet(enders, enders.size),
+  };
 }

@@ -13,7 +13,9 @@ import type { Trace } from "./_explore.ts";
  * not yet known not to return. That is the function's end, not a sign of data.
  */
 export function badOnlyAfterCalls(image: BinaryImage, trace: Trace, cache: CodeCache): boolean {
-  for (const insn of trace.insns.values()) {
+  for (const addr of trace.insns) {
+    const insn = cache.at(addr);
+    if (insn === undefined) return false;
     const next = insn.address + insn.size;
     const succ: number[] = [];
     if (insn.flow === "seq" || insn.flow === "cjump") succ.push(next);

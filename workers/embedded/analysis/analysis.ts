@@ -42,6 +42,13 @@ const NAME_PRIORITY: Record<NameEntry["kind"], number> = {
   label: 6,
 };
 
+interface NameIndexes {
+  names: Map<number, NameEntry>;
+  lookup: Map<string, number>;
+  /** Names usable as a base for `name+offset` (labels excluded), sorted by address. */
+  anchors: NameEntry[];
+}
+
 /** Binary search: the first index in [0, n) whose key is ≥ `value`. */
 function lowerBound(n: number, key: (i: number) => number, value: number): number {
   let lo = 0;
@@ -65,12 +72,8 @@ export class Analysis {
   /** Function extents (main part and chunks), sorted by start. */
   readonly #extents: { start: number; end: number; fn: FunctionInfo }[] = [];
   #maxExtent = 0;
-  /** Indices into `data.xrefs`, sorted by `to`. */
-  readonly #byTo: Uint32Array;
-  readonly #names = new Map<number, NameEntry>();
-  readonly #lookup = new Map<string, number>();
-  /** Names usable as a base for `name+offset`, sorted by address. */
-  readonly #anchors: NameEntry[];
+  /** Best name per address, names to addresses, and anchors for `name+offset`. */
+  #nameIndex: NameIndexes | undefined;
   readonly #strings = new Map<number, StringInfo>();
 
   constructor(data: AnalysisData, image: BinaryImage) {
@@ -84,20 +87,28 @@ export class Analysis {
     }
     this.#extents.sort((a, b) => a.start - b.start);
     for (const e of this.#extents) this.#maxExtent = Math.max(this.#maxExtent, e.end - e.start);
-    const xs = data.xrefs;
-    const order = new Uint32Array(xs.length);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    this.#byTo = order.sort((a, b) => xs[a]!.to - xs[b]!.to || xs[a]!.from - xs[b]!.from);
-    for (const n of data.names) {
-      const cur = this.#names.get(n.address);
-      if (cur === undefined || NAME_PRIORITY[n.kind] < NAME_PRIORITY[cur.kind]) {
-        this.#names.set(n.address, n);
-      }
-      if (!this.#lookup.has(n.name)) this.#lookup.set(n.name, n.address);
-    }
-    this.#anchors = [...this.#names.values()].filter((n) => n.kind !== "label")
-      .sort((a, b) => a.address - b.address);
     for (const s of data.strings) this.#strings.set(s.address, s);
+  }
+
+  /**
+   * The name indexes, built on first use: a reopened analysis of a big binary has a couple of
+   * hundred thousand names, and the first tool call that needs them is soon enough.
+   */
+  #index(): NameIndexes {
+    if (this.#nameIndex !== undefined) return this.#nameIndex;
+    const names = new Map<number, NameEntry>();
+    const lookup = new Map<string, number>();
+    for (const n of this.data.names) {
+      const cur = names.get(n.address);
+      if (cur === undefined || NAME_PRIORITY[n.kind] < NAME_PRIORITY[cur.kind]) {
+        names.set(n.address, n);
+      }
+      if (!lookup.has(n.name)) lookup.set(n.name, n.address);
+    }
+    const anchors = [...names.values()].filter((n) => n.kind !== "label")
+      .sort((a, b) => a.address - b.address);
+    this.#nameIndex = { names, lookup, anchors };
+    return this.#nameIndex;
   }
 
   /** Every function, sorted by start. */
@@ -152,11 +163,10 @@ export class Analysis {
   /** References to `addr` (optionally of one kind), sorted by source. */
   xrefsTo(addr: number, kind?: XrefKind): Xref[] {
     const xs = this.data.xrefs;
-    const by = this.#byTo;
+    const by = xs.byTo;
     const out: Xref[] = [];
-    for (let i = lowerBound(by.length, (k) => xs[by[k]!]!.to, addr); i < by.length; i++) {
-      const x = xs[by[i]!]!;
-      if (x.to !== addr) break;
+    for (let i = xs.firstTo(addr); i < by.length && xs.to[by[i]!] === addr; i++) {
+      const x = xs.at(by[i]!);
       if (kind === undefined || x.kind === kind) out.push(x);
     }
     return out;
@@ -168,9 +178,8 @@ export class Analysis {
     const xs = this.data.xrefs;
     const out: Xref[] = [];
     for (const r of ranges) {
-      for (let i = lowerBound(xs.length, (k) => xs[k]!.from, r.start); i < xs.length; i++) {
-        const x = xs[i]!;
-        if (x.from >= r.end) break;
+      for (let i = xs.firstFrom(r.start); i < xs.length && xs.from[i]! < r.end; i++) {
+        const x = xs.at(i);
         if (kind === undefined || x.kind === kind) out.push(x);
       }
     }
@@ -254,7 +263,7 @@ export class Analysis {
 
   /** The best name of exactly `addr` (function, import, symbol, string, then label). */
   nameAt(addr: number): string | undefined {
-    return this.#names.get(addr)?.name;
+    return this.#index().names.get(addr)?.name;
   }
 
   /** Every name entry at `addr`. */
@@ -270,7 +279,7 @@ export class Analysis {
 
   /** The address of `name` (any kind of name, `sub_…`/`loc_…` included). */
   lookup(name: string): number | undefined {
-    const hit = this.#lookup.get(name);
+    const hit = this.#index().lookup.get(name);
     if (hit !== undefined) return hit;
     const m = /^(?:sub|loc|j_sub|off|unk|byte|dword|qword)_([0-9A-Fa-f]+)$/.exec(name);
     return m === null ? undefined : Number.parseInt(m[1]!, 16);
@@ -283,7 +292,7 @@ export class Analysis {
   nearestName(addr: number): NearName | undefined {
     const f = this.functionAt(addr);
     if (f !== undefined) return { name: f.name, address: f.start, offset: addr - f.start };
-    const a = this.#anchors;
+    const a = this.#index().anchors;
     const i = lowerBound(a.length, (k) => a[k]!.address, addr + 1) - 1;
     const n = a[i];
     return n === undefined

@@ -9,6 +9,7 @@ import type { BinaryImage } from "../formats/image.ts";
 import { Analysis } from "./analysis.ts";
 import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache } from "./_code_cache.ts";
+import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
 import { switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
@@ -73,6 +74,19 @@ class Coverage {
     const o = addr - this.#ranges[i]!.start;
     this.#maps[i]!.fill(1, o, o + size);
   }
+  /** Marks the one byte at each of `addrs` (sorted): instruction starts. */
+  mark(addrs: Iterable<number>): void {
+    let i = -1;
+    let r = { start: 0, end: 0 };
+    for (const a of addrs) {
+      if (a < r.start || a >= r.end) {
+        i = this.#find(a);
+        r = i < 0 ? { start: 0, end: 0 } : this.#ranges[i]!;
+        if (i < 0) continue;
+      }
+      this.#maps[i]![a - r.start] = 1;
+    }
+  }
   has(addr: number): boolean {
     const i = this.#find(addr);
     return i >= 0 && this.#maps[i]![addr - this.#ranges[i]!.start] === 1;
@@ -118,6 +132,25 @@ export async function analyze(
   options: AnalyzeOptions = {},
 ): Promise<Analysis> {
   const t0 = performance.now();
+  const data = await discover(image, decoder, options);
+  // The discovery's state is garbage now (see collectGarbage).
+  if (data.functions.length >= BIG_FUNCTIONS) collectGarbage();
+  data.seconds = (performance.now() - t0) / 1000;
+  return new Analysis(data, image);
+}
+
+/**
+ * Function count past which phase boundaries collect garbage: a few full collections cost
+ * little beside a big analysis, and keep its peak memory near what is alive.
+ */
+const BIG_FUNCTIONS = 2000;
+
+/** The phases, in a scope of their own so that their state is garbage once they are done. */
+async function discover(
+  image: BinaryImage,
+  decoder: Decoder,
+  options: AnalyzeOptions,
+): Promise<AnalysisData> {
   const d = new Discovery(image, decoder, options);
   d.seedFromTables();
   await d.pacer.phase(0.05, "Exploring functions");
@@ -131,11 +164,12 @@ export async function analyze(
   await d.pacer.phase(0.7, "Finding functions that do not return");
   await d.findNonReturning();
   await d.mergeColdParts();
+  // Every function was explored again: the first traces are garbage.
+  if (d.seeds.size >= BIG_FUNCTIONS) collectGarbage();
   await d.pacer.phase(0.85, "Building the CFG and cross-references");
   const data = await d.build();
-  data.seconds = (performance.now() - t0) / 1000;
   await d.pacer.phase(1, "Done");
-  return new Analysis(data, image);
+  return data;
 }
 
 /**
@@ -151,7 +185,7 @@ class Discovery {
   readonly seeds = new Map<number, FunctionSeed>();
   readonly traces = new Map<number, Trace>();
   /** Every instruction some function reached: a jump into one is not a new function. */
-  readonly explored = new Set<number>();
+  readonly explored: Coverage;
   readonly noreturn = new Set<number>();
   readonly slotTarget = new Map<number, number>();
   readonly importAt = new Map<number, string>();
@@ -179,6 +213,7 @@ class Discovery {
       options.deadline,
     );
     this.cache = new CodeCache(image, decoder, options.thumbDecoder);
+    this.explored = new Coverage(this.cache.ranges);
     this.entry = image.entry !== undefined ? this.norm(image.entry) : undefined;
     // Imports: stubs are functions named after the import; slots lead to them.
     for (const imp of image.imports) {
@@ -334,7 +369,7 @@ class Discovery {
   run(s: FunctionSeed): Trace {
     const t = explore(this.ctx, s.start, s.ranges, s.extra);
     this.traces.set(s.start, t);
-    for (const a of t.insns.keys()) this.explored.add(a);
+    this.explored.mark(t.insns);
     return t;
   }
 
@@ -382,7 +417,7 @@ class Discovery {
     const c = new Coverage(this.cache.ranges);
     const word = this.image.bits === 64 ? 8 : 4;
     for (const t of this.traces.values()) {
-      for (const insn of t.insns.values()) c.add(insn.address, insn.size);
+      for (const a of t.insns) c.add(a, this.cache.at(a)!.size);
       // AArch64's memRefs in code are `adrp` pages, not data.
       if (this.image.arch !== "aarch64") { for (const d of t.dataInCode) c.add(d, word); }
       for (const d of t.inlineTables) c.add(d.start, d.size);
@@ -403,7 +438,8 @@ class Discovery {
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
     if (inStubSection(image, a)) return false;
     const probe = explore(this.ctx, a, undefined, []);
-    const head = probe.insns.get(a);
+    const insns = [...probe.insns].map((p) => cache.at(p)!);
+    const head = probe.insns.has(a) ? cache.at(a) : undefined;
     // `b .` after the call to __libc_start_main (MIPS `hlt`) is a trap, not a function.
     if (
       (probe.bad && !(image.arch === "ppc64" && badOnlyAfterCalls(image, probe, cache))) ||
@@ -415,12 +451,12 @@ class Discovery {
     let overlaps = this.ranges.contains(a);
     // `bl abort` right after `bl __libc_start_main` (glibc's _start): an unreachable call to a
     // function that does not return, straight after covered code, belongs to that code.
-    const first = probe.insns.get(a)!;
+    const first = head;
     if (
       first.flow === "call" && first.target !== undefined && this.noreturn.has(first.target) &&
       cov.has(a - 1)
     ) overlaps = true;
-    for (const insn of probe.insns.values()) {
+    for (const insn of insns) {
       if (cov.has(insn.address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start, nor to its PowerPC64
       // local entry) marks this as that function's unreached part, e.g. a switch case behind a
@@ -431,7 +467,7 @@ class Discovery {
         !seeds.has(this.#globalEntry(this.norm(t)))
       ) overlaps = true;
     }
-    for (const insn of probe.insns.values()) cov.add(insn.address, insn.size);
+    for (const insn of insns) cov.add(insn.address, insn.size);
     // Its literal pools and inline tables are not the next candidate (ARM without `$d`). Only
     // 32-bit ARM keeps literal pools in code; elsewhere a memRef in code is an AArch64 `adrp`
     // page, which would hide the function that happens to start on it.

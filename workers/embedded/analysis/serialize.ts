@@ -1,7 +1,15 @@
 /**
- * Compact serialization of an analysis for the cache: JSON with every table flattened into
- * number arrays (no per-object keys), so a reopen parses a few flat arrays instead of
- * re-running discovery. Instructions are not stored; they are decoded again on demand.
+ * The analysis cache's format: typed-array columns for every table, so a reopen reads a big
+ * binary's analysis as views on one buffer instead of parsing and rebuilding objects.
+ *
+ *   "RMCA" · u32 format · u32 header length · header (JSON: version, arch, seconds, row counts,
+ *   whether addresses are wide, and the texts: function names, string texts, section names,
+ *   other names) · padding to 8 · the columns of {@link COLUMNS} in order, each padded to 8
+ *   bytes; addresses are u32 unless one of them needs more (then f64)
+ *
+ * Instructions are not stored; they are decoded again on demand. A function's blocks and edges
+ * become objects only when something asks for them. Label names (`loc_…`) are not stored but
+ * made again from their address.
  */
 
 import type { BinaryImage } from "../formats/image.ts";
@@ -9,6 +17,8 @@ import { Analysis } from "./analysis.ts";
 import {
   ANALYSIS_VERSION,
   type AnalysisData,
+  type Block,
+  type Chunk,
   type Edge,
   FUNCTION_FLAGS,
   type FunctionFlag,
@@ -16,8 +26,12 @@ import {
   type FunctionSource,
   type NameEntry,
   type StringInfo,
-  type XrefKind,
 } from "./types.ts";
+import { XrefTable } from "./xref_table.ts";
+
+const MAGIC = 0x41434d52; // "RMCA" little-endian
+/** Bumped when the layout below changes; with {@link ANALYSIS_VERSION} it keys the cache. */
+export const CACHE_FORMAT = 2;
 
 const SOURCES: FunctionSource[] = [
   "symbol",
@@ -34,7 +48,6 @@ const SOURCES: FunctionSource[] = [
 ];
 const FLAGS: readonly FunctionFlag[] = FUNCTION_FLAGS;
 const EDGE_KINDS: Edge["kind"][] = ["true", "false", "jump", "fall", "case", "tail"];
-const XREF_KINDS: XrefKind[] = ["call", "jump", "read", "write", "offset", "string"];
 const NAME_KINDS: NameEntry["kind"][] = [
   "function",
   "import",
@@ -46,101 +59,348 @@ const NAME_KINDS: NameEntry["kind"][] = [
 ];
 const ENCODINGS: StringInfo["encoding"][] = ["ascii", "utf8", "utf16le"];
 
-/** The stored form; tuples keep the JSON small and fast to parse. */
-interface Stored {
+/** `addr`: addresses, as u32 when every address of the analysis fits, else f64. */
+type ColumnType = "addr" | "u32" | "i32" | "u16" | "u8";
+type Counts = Record<"f" | "b" | "c" | "e" | "x" | "s" | "n", number>;
+
+/** Every column: name, element type, and its length from the row counts. */
+const COLUMNS = [
+  ["fStart", "addr", (c: Counts) => c.f],
+  ["fEnd", "addr", (c: Counts) => c.f],
+  ["fSource", "u8", (c: Counts) => c.f],
+  ["fFlags", "u16", (c: Counts) => c.f],
+  ["fBlocks", "u32", (c: Counts) => c.f + 1],
+  ["fChunks", "u32", (c: Counts) => c.f + 1],
+  ["fEdges", "u32", (c: Counts) => c.f + 1],
+  ["blocks", "addr", (c: Counts) => 2 * c.b],
+  ["chunks", "addr", (c: Counts) => 2 * c.c],
+  ["edgeEnds", "addr", (c: Counts) => 2 * c.e],
+  ["edgeKind", "u8", (c: Counts) => c.e],
+  ["edgeValue", "i32", (c: Counts) => c.e],
+  ["xFrom", "addr", (c: Counts) => c.x],
+  ["xTo", "addr", (c: Counts) => c.x],
+  ["xKind", "u8", (c: Counts) => c.x],
+  ["xByTo", "u32", (c: Counts) => c.x],
+  ["sAddress", "addr", (c: Counts) => c.s],
+  ["sSize", "u32", (c: Counts) => c.s],
+  ["sEncoding", "u8", (c: Counts) => c.s],
+  ["sSection", "u32", (c: Counts) => c.s],
+  ["nAddress", "addr", (c: Counts) => c.n],
+  ["nKind", "u8", (c: Counts) => c.n],
+  /** Index into the header's `names`, or -1 for a label named after its address. */
+  ["nText", "i32", (c: Counts) => c.n],
+] as const;
+
+type ColumnName = typeof COLUMNS[number][0];
+interface ArrayOf {
+  addr: Float64Array | Uint32Array;
+  u32: Uint32Array;
+  i32: Int32Array;
+  u16: Uint16Array;
+  u8: Uint8Array;
+}
+type Columns = { [K in typeof COLUMNS[number] as K[0]]: ArrayOf[K[1]] };
+
+const MAKERS: {
+  [T in ColumnType]: (
+    buffer: ArrayBuffer,
+    offset: number,
+    length: number,
+    wide: boolean,
+  ) => ArrayOf[T];
+} = {
+  addr: (b, o, n, wide) => wide ? new Float64Array(b, o, n) : new Uint32Array(b, o, n),
+  u32: (b, o, n) => new Uint32Array(b, o, n),
+  i32: (b, o, n) => new Int32Array(b, o, n),
+  u16: (b, o, n) => new Uint16Array(b, o, n),
+  u8: (b, o, n) => new Uint8Array(b, o, n),
+};
+const WIDTH: Record<ColumnType, number> = { addr: 4, u32: 4, i32: 4, u16: 2, u8: 1 };
+
+interface Header {
   v: number;
   arch: string;
   sec: number;
-  /** [start, end, name, source, flagBits, blocks (start,end)*, chunks (start,end)*, edges (from,to,kind,value)*] */
-  f: [number, number, string, number, number, number[], number[], number[]][];
-  /** (from, to, kind)* */
-  x: number[];
-  /** [address, size, encoding, text, section] */
-  s: [number, number, number, string, string][];
-  /** (address, kind)* with names in `nn` */
-  n: number[];
-  nn: string[];
+  counts: Counts;
+  /** Whether addresses are stored as f64 (some address is 2^32 or more) rather than u32. */
+  wide: boolean;
+  fnNames: string[];
+  strings: string[];
+  sections: string[];
+  names: string[];
+}
+
+const pad8 = (n: number) => (n + 7) & ~7;
+const hex = (a: number) => a.toString(16).toUpperCase();
+
+/** Lays out `header` and columns of the given counts in one buffer; returns it with the views. */
+function layout(
+  header: Header,
+  buffer?: ArrayBuffer,
+  headerBytes?: Uint8Array,
+): { buffer: ArrayBuffer; columns: Columns; headerBytes: Uint8Array } {
+  const json = headerBytes ?? new TextEncoder().encode(JSON.stringify(header));
+  let offset = pad8(12 + json.length);
+  const spans: [ColumnName, ColumnType, number, number][] = [];
+  for (const [name, type, length] of COLUMNS) {
+    const n = length(header.counts);
+    spans.push([name, type, offset, n]);
+    offset = pad8(offset + n * (type === "addr" && header.wide ? 8 : WIDTH[type]));
+  }
+  if (buffer !== undefined && buffer.byteLength < offset) {
+    throw new TypeError("Cannot read cached analysis: truncated");
+  }
+  const buf = buffer ?? new ArrayBuffer(offset);
+  const columns: Record<string, unknown> = {};
+  for (const [name, type, at, n] of spans) columns[name] = MAKERS[type](buf, at, n, header.wide);
+  return { buffer: buf, columns: columns as Columns, headerBytes: json };
 }
 
 /** Encode an analysis for the cache. */
 export function serializeAnalysis(a: Analysis): Uint8Array {
   const d = a.data;
-  const stored: Stored = {
+  const counts: Counts = { f: d.functions.length, b: 0, c: 0, e: 0, x: 0, s: 0, n: 0 };
+  for (const f of d.functions) {
+    counts.b += f.blocks.length;
+    counts.c += f.chunks.length;
+    counts.e += f.edges.length;
+  }
+  counts.x = d.xrefs.length;
+  counts.s = d.strings.length;
+  counts.n = d.names.length;
+  const sections: string[] = [];
+  const sectionIndex = new Map<string, number>();
+  for (const s of d.strings) {
+    if (!sectionIndex.has(s.section)) {
+      sectionIndex.set(s.section, sections.length);
+      sections.push(s.section);
+    }
+  }
+  const names: string[] = [];
+  for (const n of d.names) if (!isDerivedLabel(n)) names.push(n.name);
+  const header: Header = {
     v: d.version,
     arch: d.arch,
     sec: d.seconds,
-    f: d.functions.map((f) => [
-      f.start,
-      f.end,
-      f.name,
-      SOURCES.indexOf(f.source),
-      f.flags.reduce((bits, fl) => bits | (1 << FLAGS.indexOf(fl)), 0),
-      f.blocks.flatMap((b) => [b.start, b.end]),
-      f.chunks.flatMap((c) => [c.start, c.end]),
-      f.edges.flatMap((e) => [e.from, e.to, EDGE_KINDS.indexOf(e.kind), e.value ?? -1]),
-    ]),
-    x: d.xrefs.flatMap((x) => [x.from, x.to, XREF_KINDS.indexOf(x.kind)]),
-    s: d.strings.map((s) => [s.address, s.size, ENCODINGS.indexOf(s.encoding), s.text, s.section]),
-    n: d.names.flatMap((n) => [n.address, NAME_KINDS.indexOf(n.kind)]),
-    nn: d.names.map((n) => n.name),
+    counts,
+    wide: !fitsU32(d),
+    fnNames: d.functions.map((f) => f.name),
+    strings: d.strings.map((s) => s.text),
+    sections,
+    names,
   };
-  return new TextEncoder().encode(JSON.stringify(stored));
+  const { buffer, columns: c, headerBytes } = layout(header);
+  const bytes = new Uint8Array(buffer);
+  const view = new DataView(buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, CACHE_FORMAT, true);
+  view.setUint32(8, headerBytes.length, true);
+  bytes.set(headerBytes, 12);
+
+  let b = 0;
+  let ch = 0;
+  let e = 0;
+  d.functions.forEach((f, i) => {
+    c.fStart[i] = f.start;
+    c.fEnd[i] = f.end;
+    c.fSource[i] = SOURCES.indexOf(f.source);
+    c.fFlags[i] = f.flags.reduce((bits, fl) => bits | (1 << FLAGS.indexOf(fl)), 0);
+    c.fBlocks[i] = b;
+    c.fChunks[i] = ch;
+    c.fEdges[i] = e;
+    for (const k of f.blocks) {
+      c.blocks[2 * b] = k.start;
+      c.blocks[2 * b++ + 1] = k.end;
+    }
+    for (const k of f.chunks) {
+      c.chunks[2 * ch] = k.start;
+      c.chunks[2 * ch++ + 1] = k.end;
+    }
+    for (const k of f.edges) {
+      c.edgeEnds[2 * e] = k.from;
+      c.edgeEnds[2 * e + 1] = k.to;
+      c.edgeKind[e] = EDGE_KINDS.indexOf(k.kind);
+      c.edgeValue[e++] = k.value ?? -1;
+    }
+  });
+  c.fBlocks[counts.f] = b;
+  c.fChunks[counts.f] = ch;
+  c.fEdges[counts.f] = e;
+  c.xFrom.set(d.xrefs.from);
+  c.xTo.set(d.xrefs.to);
+  c.xKind.set(d.xrefs.kind);
+  c.xByTo.set(d.xrefs.byTo);
+  d.strings.forEach((s, i) => {
+    c.sAddress[i] = s.address;
+    c.sSize[i] = s.size;
+    c.sEncoding[i] = ENCODINGS.indexOf(s.encoding);
+    c.sSection[i] = sectionIndex.get(s.section)!;
+  });
+  let t = 0;
+  d.names.forEach((n, i) => {
+    c.nAddress[i] = n.address;
+    c.nKind[i] = NAME_KINDS.indexOf(n.kind);
+    c.nText[i] = isDerivedLabel(n) ? -1 : t++;
+  });
+  return bytes;
+}
+
+/** Whether every address of `d` fits a u32 column. */
+function fitsU32(d: AnalysisData): boolean {
+  let fits = true;
+  const see = (a: number) => {
+    if (!(Number.isInteger(a) && a >= 0 && a <= 0xffffffff)) fits = false;
+  };
+  for (const f of d.functions) {
+    see(f.start);
+    see(f.end);
+    for (const b of f.blocks) see(b.start), see(b.end);
+    for (const c of f.chunks) see(c.start), see(c.end);
+    for (const e of f.edges) see(e.from), see(e.to);
+  }
+  for (const a of d.xrefs.from) see(a);
+  for (const a of d.xrefs.to) see(a);
+  for (const s of d.strings) see(s.address);
+  for (const n of d.names) see(n.address);
+  return fits;
+}
+
+function isDerivedLabel(n: NameEntry): boolean {
+  return n.kind === "label" && n.name === `loc_${hex(n.address)}`;
 }
 
 /**
  * Decode what {@link serializeAnalysis} wrote, for `image`. Throws `TypeError` on bytes of
- * another version or shape: the caller then analyses again.
+ * another format, version or shape: the caller then analyses again.
  */
 export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Analysis {
-  const s = JSON.parse(new TextDecoder().decode(bytes)) as Stored;
-  if (typeof s !== "object" || s === null || s.v !== ANALYSIS_VERSION || !Array.isArray(s.f)) {
+  if (bytes.length < 12) throw new TypeError("Cannot read cached analysis: too short");
+  // The columns are views at offsets from the start of a buffer of their own.
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const own = whole && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
+  const view = new DataView(own.buffer, own.byteOffset, own.byteLength);
+  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== CACHE_FORMAT) {
+    throw new TypeError("Cannot read cached analysis: unknown format");
+  }
+  const headerLength = view.getUint32(8, true);
+  if (12 + headerLength > own.length) throw new TypeError("Cannot read cached analysis: truncated");
+  const headerBytes = own.subarray(12, 12 + headerLength);
+  const header = JSON.parse(new TextDecoder().decode(headerBytes)) as Header;
+  if (header.v !== ANALYSIS_VERSION) {
     throw new TypeError("Cannot read cached analysis: unknown version");
   }
-  const functions: FunctionInfo[] = s.f.map(([start, end, name, src, bits, b, c, e]) => {
-    const blocks = [];
-    for (let i = 0; i < b.length; i += 2) blocks.push({ start: b[i]!, end: b[i + 1]! });
-    const chunks = [];
-    for (let i = 0; i < c.length; i += 2) chunks.push({ start: c[i]!, end: c[i + 1]! });
-    const edges: Edge[] = [];
-    for (let i = 0; i < e.length; i += 4) {
-      const edge: Edge = { from: e[i]!, to: e[i + 1]!, kind: EDGE_KINDS[e[i + 2]!]! };
-      if (e[i + 3]! >= 0) edge.value = e[i + 3]!;
-      edges.push(edge);
-    }
-    return {
-      start,
-      end,
-      name,
-      source: SOURCES[src]!,
-      flags: FLAGS.filter((_, i) => (bits & (1 << i)) !== 0),
-      blocks,
-      chunks,
-      edges,
-    };
-  });
-  const xrefs = [];
-  for (let i = 0; i < s.x.length; i += 3) {
-    xrefs.push({ from: s.x[i]!, to: s.x[i + 1]!, kind: XREF_KINDS[s.x[i + 2]!]! });
+  const { columns: c } = layout(header, own.buffer as ArrayBuffer, headerBytes);
+  const { counts } = header;
+
+  const functions: FunctionInfo[] = [];
+  for (let i = 0; i < counts.f; i++) functions.push(new StoredFunction(c, header.fnNames, i));
+  const strings: StringInfo[] = [];
+  for (let i = 0; i < counts.s; i++) {
+    strings.push({
+      address: c.sAddress[i]!,
+      size: c.sSize[i]!,
+      encoding: ENCODINGS[c.sEncoding[i]!]!,
+      text: header.strings[i]!,
+      section: header.sections[c.sSection[i]!]!,
+    });
   }
-  const names: NameEntry[] = s.nn.map((name, i) => ({
-    address: s.n[2 * i]!,
-    name,
-    kind: NAME_KINDS[s.n[2 * i + 1]!]!,
-  }));
+  // Names (a big binary has hundreds of thousands, most of them labels) become objects when
+  // first asked for.
+  let names: NameEntry[] | undefined;
+  const readNames = (): NameEntry[] => {
+    const out: NameEntry[] = [];
+    for (let i = 0; i < counts.n; i++) {
+      const address = c.nAddress[i]!;
+      const t = c.nText[i]!;
+      out.push({
+        address,
+        name: t < 0 ? `loc_${hex(address)}` : header.names[t]!,
+        kind: NAME_KINDS[c.nKind[i]!]!,
+      });
+    }
+    return out;
+  };
   const data: AnalysisData = {
-    version: s.v,
-    arch: s.arch,
+    version: header.v,
+    arch: header.arch,
     functions,
-    xrefs,
-    strings: s.s.map(([address, size, enc, text, section]) => ({
-      address,
-      size,
-      encoding: ENCODINGS[enc]!,
-      text,
-      section,
-    })),
-    names,
-    seconds: s.sec,
+    xrefs: new XrefTable(c.xFrom, c.xTo, c.xKind, c.xByTo),
+    strings,
+    get names(): NameEntry[] {
+      names ??= readNames();
+      return names;
+    },
+    set names(value: NameEntry[]) {
+      names = value;
+    },
+    seconds: header.sec,
   };
   return new Analysis(data, image);
+}
+
+/** A function read from the cache: its blocks and edges become objects on first use. */
+class StoredFunction implements FunctionInfo {
+  start: number;
+  end: number;
+  name: string;
+  source: FunctionSource;
+  flags: FunctionFlag[];
+  chunks: Chunk[];
+  readonly #c: Columns;
+  readonly #i: number;
+  #blocks: Block[] | undefined;
+  #edges: Edge[] | undefined;
+
+  constructor(c: Columns, names: string[], i: number) {
+    this.#c = c;
+    this.#i = i;
+    this.start = c.fStart[i]!;
+    this.end = c.fEnd[i]!;
+    this.name = names[i]!;
+    this.source = SOURCES[c.fSource[i]!]!;
+    const bits = c.fFlags[i]!;
+    this.flags = FLAGS.filter((_, k) => (bits & (1 << k)) !== 0);
+    this.chunks = [];
+    for (let k = c.fChunks[i]!; k < c.fChunks[i + 1]!; k++) {
+      this.chunks.push({ start: c.chunks[2 * k]!, end: c.chunks[2 * k + 1]! });
+    }
+  }
+
+  get blocks(): Block[] {
+    if (this.#blocks === undefined) {
+      const c = this.#c;
+      const out: Block[] = [];
+      for (let k = c.fBlocks[this.#i]!; k < c.fBlocks[this.#i + 1]!; k++) {
+        out.push({ start: c.blocks[2 * k]!, end: c.blocks[2 * k + 1]! });
+      }
+      this.#blocks = out;
+    }
+    return this.#blocks;
+  }
+
+  set blocks(blocks: Block[]) {
+    this.#blocks = blocks;
+  }
+
+  get edges(): Edge[] {
+    if (this.#edges === undefined) {
+      const c = this.#c;
+      const out: Edge[] = [];
+      for (let k = c.fEdges[this.#i]!; k < c.fEdges[this.#i + 1]!; k++) {
+        const edge: Edge = {
+          from: c.edgeEnds[2 * k]!,
+          to: c.edgeEnds[2 * k + 1]!,
+          kind: EDGE_KINDS[c.edgeKind[k]!]!,
+        };
+        if (c.edgeValue[k]! >= 0) edge.value = c.edgeValue[k]!;
+        out.push(edge);
+      }
+      this.#edges = out;
+    }
+    return this.#edges;
+  }
+
+  set edges(edges: Edge[]) {
+    this.#edges = edges;
+  }
 }

@@ -1,7 +1,10 @@
 /**
- * The plain-data shapes of an analysis result. They are what the cache stores and what the
- * {@link Analysis} query class indexes, so everything here is JSON-serializable.
+ * The data shapes of an analysis result. They are what the cache stores and what the
+ * {@link Analysis} query class indexes: plain objects, but cross-references as typed columns
+ * (a big binary has hundreds of thousands).
  */
+
+import type { XrefTable } from "./xref_table.ts";
 
 /** How a function was first found, in decreasing order of trust. */
 export type FunctionSource =
@@ -114,8 +117,8 @@ export interface AnalysisData {
   arch: string;
   /** Sorted by start. */
   functions: FunctionInfo[];
-  /** Sorted by `from`, then `to`. */
-  xrefs: Xref[];
+  /** Sorted by `from`, then `to`, as columns. */
+  xrefs: XrefTable;
   /** Sorted by address. */
   strings: StringInfo[];
   /** Sorted by address; at most one name per address and kind. */
@@ -125,4 +128,4 @@ export interface AnalysisData {
 }
 
 /** The {@link AnalysisData.version} this code writes. */
-export const ANALYSIS_VERSION = 4;
+export const ANALYSIS_VERSION = 5;

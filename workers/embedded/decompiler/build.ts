@@ -229,11 +229,18 @@ export function buildIr(
   };
   let instructions = 0;
   let unlifted = 0;
+  // Each block's outgoing edges, in the analysis's order (one pass, not one per block).
+  const outgoing = new Map<number, FunctionInfo["edges"]>();
+  for (const e of fn.edges) {
+    const list = outgoing.get(e.from);
+    if (list) list.push(e);
+    else outgoing.set(e.from, [e]);
+  }
   for (const b of blocks) {
     const l = lifted.get(b.start)!;
     instructions += byBlock.get(b.start)?.length ?? 0;
     unlifted += l.unlifted;
-    const edges = fn.edges.filter((e) => e.from === b.start);
+    const edges = outgoing.get(b.start) ?? [];
     const at = l.lastAt;
     const fall = edges.find((e) => e.kind === "fall" || e.kind === "jump");
     let term: Term;

@@ -3,6 +3,14 @@
  * SSA → structure, under one time budget checked between stages and inside the loops that can
  * grow. The result is the function's {@link Decompiled} form, from which {@link render} prints
  * C with the names and types current at print time (a rename needs no new decompilation).
+ *
+ * The simplified tier: when the full pipeline has used its share of the budget
+ * (`input.fullShare`), or from the start for a function over the full pipeline's size cap
+ * (`input.simplified`), the rest of the pipeline keeps what is done and runs the passes whose
+ * cost grows faster than the function — propagation to a fixpoint, copy coalescing, structuring
+ * — only while half of the remaining time lasts, in bounded form (a few propagation rounds; plain
+ * goto form). What must run (lifting, SSA, calls, frame, out of SSA, types) grows with the
+ * function's size. The result says it is simplified and why ({@link Decompiled.degraded}).
  */
 
 import { RemcpError } from "../../../src/errors.ts";
@@ -29,14 +37,15 @@ import {
   stackArguments,
   trimCalls,
 } from "./passes/calls.ts";
-import { propagate, simplifyAll } from "./passes/propagate.ts";
+import { propagate, propagateOnce, simplifyAll } from "./passes/propagate.ts";
+import { eliminateDeadCode } from "./passes/dead.ts";
 import { type Frame, recoverFrame } from "./passes/stack.ts";
 import { leaveSsa } from "./passes/outssa.ts";
 import { coalesce } from "./passes/coalesce.ts";
 import { narrow } from "./passes/narrow.ts";
 import { countUses } from "./passes/uses.ts";
 import type { Graph, Stmt as SStmt, Terminator } from "./structure/types.ts";
-import { structure } from "./structure/structure.ts";
+import { gotoOnly, structure } from "./structure/structure.ts";
 import { formatArguments, isVoid, type Prototype } from "./abi/prototype.ts";
 import { inferTypes } from "./types.ts";
 
@@ -67,6 +76,18 @@ export interface DecompileInput {
   ): { params: number; floatParams?: number; returns: boolean; floatReturn?: boolean } | undefined;
   /** Milliseconds this decompilation may take. */
   budgetMs: number;
+  /**
+   * Only the signature is wanted (a callee's summary): stop once the parameters and the return
+   * value are known, before leaving SSA; the result's `tree` and `types` are then empty.
+   */
+  signatureOnly?: boolean;
+  /**
+   * The share of `budgetMs` (0–1) after which the pipeline goes on as the simplified tier
+   * instead of running out of time; 1 (the default): never, Timeout at the end of the budget.
+   */
+  fullShare?: number;
+  /** Run the simplified tier from the start: why (it opens {@link Decompiled.degraded}). */
+  simplified?: string;
   /** The clock (tests pass their own). */
   now?: () => number;
 }
@@ -91,20 +112,52 @@ export interface Decompiled {
   warnings: string[];
   /** Milliseconds per stage. */
   stages: Record<string, number>;
+  /** Why this is the simplified tier's output (absent for the full pipeline's). */
+  degraded?: string;
 }
+
+/** Propagation rounds the simplified tier allows itself (the full pipeline: up to 64). */
+const SIMPLIFIED_ROUNDS = 4;
+
+/** Thrown by a full pass's check when the full pipeline's share of the budget is used up. */
+class ShareUsed extends Error {}
 
 /** Decompiles `input.fn`; throws Timeout when the budget runs out. */
 export function decompile(input: DecompileInput): Decompiled {
   const now = input.now ?? (() => performance.now());
   const t0 = now();
   const deadline = t0 + input.budgetMs;
+  const share = Math.min(1, Math.max(0, input.fullShare ?? 1));
+  const fullUntil = t0 + input.budgetMs * share;
+  // Why this is the simplified tier (undefined: the full pipeline), and until when it runs its
+  // optional passes: half of the time it has, the other half is for what must run.
+  let simplified = input.simplified;
+  let optionalUntil = t0 + input.budgetMs / 2;
+  const optional = () => simplified === undefined || now() < optionalUntil;
+  // What the simplified tier left out, said once each at the top of the C.
+  const cuts = new Set<string>();
+  const cut = (what: string) => cuts.add(what);
+  const simplify = (after: string) => {
+    if (simplified !== undefined) return;
+    const t = now();
+    simplified = `the full analysis ran past its ${seconds(input.budgetMs * share)} budget ` +
+      `(in ${STAGE_NAMES[after] ?? after})`;
+    optionalUntil = t + (deadline - t) / 2;
+  };
+  // A full pass's check between its rounds: past the full share, it stops the pass.
+  const shareCheck = () => {
+    if (simplified === undefined && share < 1 && now() > fullUntil) throw new ShareUsed();
+  };
   const stages: Record<string, number> = {};
   let last = t0;
   const stage = (name: string) => {
     const t = now();
     stages[name] = Math.round((t - last) * 100) / 100;
     last = t;
-    if (t > deadline) {
+    // The simplified tier out of SSA has only linear finishing work left (goto form, types):
+    // throwing the nearly done result away would waste the time spent, not save any.
+    const finishing = simplified !== undefined && FINISHING.has(name);
+    if (t > deadline && !finishing) {
       throw new RemcpError(
         "Timeout",
         `Decompiling ${input.fn.name} took longer than its ${input.budgetMs} ms budget (stopped ` +
@@ -112,6 +165,27 @@ export function decompile(input: DecompileInput): Decompiled {
         { stage: name, budget_ms: input.budgetMs },
       );
     }
+    if (share < 1 && t > fullUntil) simplify(name);
+  };
+  // Propagation to a fixpoint while the full pipeline runs; bounded after (from where it was,
+  // when the full share ran out during it).
+  const propagation = (from: IrFunction, name: string): IrFunction => {
+    let fn = from;
+    if (simplified === undefined) {
+      try {
+        return propagate(fn, (sofar) => {
+          fn = sofar;
+          shareCheck();
+          if (now() > deadline) stage(name);
+        });
+      } catch (e) {
+        if (!(e instanceof ShareUsed)) throw e;
+        simplify(name);
+      }
+    }
+    // A round costs about what lifting and SSA did (more on long chains of single uses).
+    const guess = (stages.lift ?? 0) + (stages.ssa ?? 0);
+    return boundedPropagate(fn, () => optionalUntil - now(), guess, now, cut);
   };
   const arch = input.arch ?? (input.bits === 32 ? "x86" : "x86_64");
   const cc = defaultConvention(arch, input.format);
@@ -131,10 +205,19 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = prepareCalls(ir, cc);
   ir = toSsa(ir);
   stage("ssa");
+  // The passes ask for the same callees' prototypes many times (every call site, every return
+  // value traced back to a call): each address is looked up (and parsed) once.
+  const prototypes = new Map<number, Prototype | undefined>();
+  const prototypeAt = (address: number): Prototype | undefined => {
+    if (prototypes.has(address)) return prototypes.get(address);
+    const p = input.prototypeAt?.(address);
+    prototypes.set(address, p);
+    return p;
+  };
   const protoOf = (target: Expr): Prototype | undefined => {
-    if (target.k === "const") return input.prototypeAt?.(Number(target.value));
+    if (target.k === "const") return prototypeAt(Number(target.value));
     if (target.k === "load" && target.addr.k === "const") {
-      return input.prototypeAt?.(Number(target.addr.value));
+      return prototypeAt(Number(target.addr.value));
     }
     return undefined;
   };
@@ -169,15 +252,18 @@ export function decompile(input: DecompileInput): Decompiled {
     },
   };
   ir = trimCalls(ir, cc, facts);
+  stage("calls");
   const floatRet = [...ir.blocks.values()].some((b) =>
     b.term.k === "ret" && b.term.value?.k === "reg" && b.term.value.name === cc.floatRet
   );
-  ir = propagate(simplifyAll(ir), () => now() > deadline && stage("propagate"));
+  ir = simplifyAll(ir);
+  stage("simplify");
+  ir = propagation(ir, "propagate");
   stage("propagate");
   if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
   ir = dropStackMarker(ir, cc);
   const framed = recoverFrame(ir);
-  ir = propagate(framed.fn, () => now() > deadline && stage("frame"));
+  ir = propagation(framed.fn, "frame");
   stage("frame");
   ir = switchValues(ir);
   ir = narrow(ir);
@@ -193,12 +279,42 @@ export function decompile(input: DecompileInput): Decompiled {
     if (!returns) ir = dropReturnValues(ir);
     if (!isFloatType(self.ret)) floatReturn = undefined;
   }
+  const signature = {
+    frame: framed.frame,
+    cc,
+    params,
+    returns,
+    ...(floatReturn ? { floatReturn } : {}),
+    ...(self ? { prototype: self } : {}),
+    instructions: built.instructions,
+    unlifted: built.unlifted,
+  };
+  if (input.signatureOnly) {
+    stage("signature");
+    const tree: SStmt<number, Expr> = { kind: "seq", items: [] };
+    return { ...signature, ir, tree, types: new Map(), gotos: 0, warnings: [], stages };
+  }
   ir = leaveSsa(ir, maxTmp(ir) + 1);
-  ir = coalesce(ir);
+  // Coalescing stops (keeping the copies) when the full share or the optional time runs out.
+  const beforeCoalesce = ir;
+  try {
+    if (!optional()) throw new ShareUsed();
+    ir = coalesce(ir, undefined, () => {
+      shareCheck();
+      if (!optional()) throw new ShareUsed();
+    });
+  } catch (e) {
+    if (!(e instanceof ShareUsed)) throw e;
+    simplify("ssa-exit");
+    ir = beforeCoalesce;
+    cut("copies are not merged into variables");
+  }
   stage("ssa-exit");
   ir = returnsInPlace(ir);
   const graph = toGraph(ir);
-  const structured = structure(graph, {
+  const plain = !optional();
+  if (plain) cut("control flow is shown as gotos");
+  const structured = plain ? plainGotos(graph, ir) : structure(graph, {
     isEmpty: (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
     // A small end block (`return 3;`, `exit(1);`) is copied to each place that would jump to it,
     // as a person writes early returns.
@@ -215,21 +331,16 @@ export function decompile(input: DecompileInput): Decompiled {
   const tree = structured.body;
   const gotos = structured.gotos;
   stage("structure");
+  // Types are a bounded number of rounds over the function: the simplified tier keeps them.
   const types = inferTypes(ir, input.isString);
   stage("types");
   return {
+    ...signature,
     ir,
     tree,
-    frame: framed.frame,
-    cc,
     types,
-    params,
-    returns,
-    ...(floatReturn ? { floatReturn } : {}),
-    ...(self ? { prototype: self } : {}),
-    instructions: built.instructions,
-    unlifted: built.unlifted,
     gotos,
+    ...(simplified !== undefined ? { degraded: [simplified, ...cuts].join("; ") } : {}),
     warnings: [
       ...ir.warnings,
       ...structured.warnings,
@@ -242,6 +353,60 @@ export function decompile(input: DecompileInput): Decompiled {
     ],
     stages,
   };
+}
+
+/**
+ * Propagation for the simplified tier: at most {@link SIMPLIFIED_ROUNDS} rounds, each started
+ * only when `left()` milliseconds of optional time cover what the last one took (the first is
+ * guessed as `guessMs`); whatever it reached is a correct program (a round only substitutes).
+ */
+function boundedPropagate(
+  fn: IrFunction,
+  left: () => number,
+  guessMs: number,
+  now: () => number,
+  cut: (what: string) => void,
+): IrFunction {
+  let cur = fn;
+  let cost = guessMs;
+  for (let round = 0; round < SIMPLIFIED_ROUNDS; round++) {
+    if (left() < cost) {
+      cut("expressions are only partly propagated");
+      return cur;
+    }
+    const t = now();
+    const r = propagateOnce(cur);
+    cur = eliminateDeadCode(r.fn);
+    cost = now() - t;
+    if (!r.changed) return cur;
+  }
+  cut("expressions are only partly propagated");
+  return cur;
+}
+
+/** The structurer's plain goto form (one label per block): linear in the graph's size. */
+function plainGotos(graph: Graph<number, Expr>, ir: IrFunction) {
+  return gotoOnly(graph, (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0);
+}
+
+/** Stages after which the simplified tier finishes even past its budget. */
+const FINISHING: ReadonlySet<string> = new Set(["ssa-exit", "structure", "types"]);
+
+/** What each stage does, for the note that says where the full pipeline stopped. */
+const STAGE_NAMES: Record<string, string> = {
+  lift: "lifting",
+  ssa: "SSA construction",
+  calls: "call recovery",
+  simplify: "simplification",
+  propagate: "expression propagation",
+  frame: "stack frame recovery",
+  "ssa-exit": "copy coalescing",
+  structure: "control-flow structuring",
+  types: "type inference",
+};
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** Entry values of registers by name, with the size the code reads them at (after narrowing). */

@@ -138,3 +138,77 @@ Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", a
   assert.match(d.code, /^long double h\(/);
   assert.match(d.code, /v1 = \(long double\)\*\(double \*\)arg1;\n\s+return v1 \+ v1;/);
 });
+
+Deno.test("decompile() for a signature only gives the same parameters and return value", async () => {
+  const full = decompile(await input());
+  const sig = decompile({ ...(await input()), signatureOnly: true });
+  assert.deepEqual(sig.params, full.params);
+  assert.equal(sig.returns, full.returns);
+  assert.equal(sig.floatReturn, full.floatReturn);
+  assert.deepEqual(sig.tree, { kind: "seq", items: [] });
+  assert.ok(full.tree.kind !== "seq" || full.tree.items.length > 0);
+});
+
+Deno.test("decompile() as the simplified tier says so on the first line and keeps the map", async () => {
+  const d = decompile({ ...(await input()), simplified: "a test asked for it" });
+  assert.match(d.degraded ?? "", /^a test asked for it/);
+  const r = render(d, "f", names);
+  const lines = r.code.split("\n");
+  assert.match(lines[0]!, /^\/\* remcp: simplified output: a test asked for it.*\*\/$/);
+  assert.match(lines[1]!, /^uint32_t f\(/);
+  // The map follows the shifted lines: the subtraction is still where the map says.
+  const sub = lines.findIndex((l) => l.includes("arg2 - arg1"));
+  assert.ok(sub > 1);
+  assert.ok(r.lines.some((l) => l.line === sub + 1 && l.addresses.includes(0x1008)));
+});
+
+Deno.test("decompile() goes on as the simplified tier when the full share of the budget is used", async () => {
+  // A clock that jumps past the full share at the first stage, and stays short of the budget.
+  let t = 0;
+  const d = decompile({ ...(await input(() => (t += 1))), budgetMs: 1_000_000, fullShare: 1e-9 });
+  assert.match(
+    d.degraded ?? "",
+    /^the full analysis ran past its 0 s budget \(in lifting\)/,
+  );
+  const r = render(d, "f", names);
+  assert.match(r.code, /^\/\* remcp: simplified output: the full analysis ran past/);
+  assert.match(r.code, /return/);
+  // Without a share, the same clock keeps the full pipeline.
+  t = 0;
+  assert.equal(
+    decompile({ ...(await input(() => (t += 1))), budgetMs: 1_000_000 }).degraded,
+    undefined,
+  );
+});
+
+Deno.test("decompile() out of optional time prints gotos and unpropagated code, not an error", async () => {
+  // The clock reads 0 once, then 600 of a 1000 ms budget: past the optional half, inside it.
+  let first = true;
+  const now = () => {
+    if (first) {
+      first = false;
+      return 0;
+    }
+    return 600;
+  };
+  const d = decompile({ ...(await input(now)), budgetMs: 1000, simplified: "over the cap" });
+  assert.match(d.degraded ?? "", /control flow is shown as gotos/);
+  assert.match(d.degraded ?? "", /expressions are only partly propagated/);
+  const r = render(d, "f", names);
+  assert.match(r.code, /goto label_|label_/);
+  assert.ok(r.lines.some((l) => l.addresses.includes(0x1008)));
+  // Past the whole budget it is still a Timeout (at the first stage: lifting).
+  first = true;
+  const late = () => {
+    if (first) {
+      first = false;
+      return 0;
+    }
+    return 2000;
+  };
+  const base = await input();
+  assert.throws(
+    () => decompile({ ...base, budgetMs: 1000, simplified: "x", now: late }),
+    (e: unknown) => e instanceof RemcpError && e.code === "Timeout",
+  );
+});

@@ -187,10 +187,29 @@ export function sameVar(a: Var, b: Var): boolean {
   return b.k === "slot" && a.offset === b.offset && a.size === b.size;
 }
 
+/**
+ * Keys made so far, by register name and version and by temporary id: the passes ask for the
+ * same keys over and over, and a key made once (and hashed once, as a map key) costs no new
+ * string.
+ */
+const regKeys = new Map<string, string[]>();
+const tmpKeys: string[] = [];
+
 /** A stable key of a variable (register with version, temp, slot). */
 export function varKey(v: Var): string {
-  if (v.k === "reg") return v.ver === undefined ? v.name : `${v.name}.${v.ver}`;
-  if (v.k === "tmp") return `t${v.id}`;
+  if (v.k === "reg") {
+    const ver = v.ver;
+    if (ver === undefined) return v.name;
+    if (!Number.isInteger(ver) || ver < 0 || ver > 1 << 20) return `${v.name}.${ver}`;
+    let byVer = regKeys.get(v.name);
+    if (!byVer) regKeys.set(v.name, byVer = []);
+    return byVer[ver] ??= `${v.name}.${ver}`;
+  }
+  if (v.k === "tmp") {
+    const id = v.id;
+    if (!Number.isInteger(id) || id < 0 || id > 1 << 20) return `t${id}`;
+    return tmpKeys[id] ??= `t${id}`;
+  }
   return `s${v.offset}:${v.size}`;
 }
 
@@ -250,8 +269,8 @@ export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
       return c === e.c && t === e.t && fl === e.f ? e : { ...e, c, t, f: fl };
     }
     case "intr": {
-      const args = e.args.map(f);
-      return args.every((a, i) => a === e.args[i]) ? e : { ...e, args };
+      const args = mapList(e.args, f);
+      return args === e.args ? e : { ...e, args };
     }
     default:
       return e;
@@ -278,18 +297,40 @@ export function stmtReads(s: Stmt, f: (e: Expr) => void): void {
   }
 }
 
-/** Rewrites every expression a statement reads. */
+/** Rewrites every expression a statement reads (`s` itself when none changes). */
 export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
   switch (s.k) {
-    case "set":
-      return { ...s, src: f(s.src) };
-    case "store":
-      return { ...s, addr: f(s.addr), value: f(s.value) };
-    case "call":
-      return { ...s, target: f(s.target), args: s.args.map(f) };
-    case "asm":
-      return { ...s, args: s.args.map(f) };
+    case "set": {
+      const src = f(s.src);
+      return src === s.src ? s : { ...s, src };
+    }
+    case "store": {
+      const addr = f(s.addr);
+      const value = f(s.value);
+      return addr === s.addr && value === s.value ? s : { ...s, addr, value };
+    }
+    case "call": {
+      const target = f(s.target);
+      const args = mapList(s.args, f);
+      return target === s.target && args === s.args ? s : { ...s, target, args };
+    }
+    case "asm": {
+      const args = mapList(s.args, f);
+      return args === s.args ? s : { ...s, args };
+    }
   }
+}
+
+/** `list.map(f)`, or `list` itself when `f` changes no element. */
+function mapList(list: Expr[], f: (e: Expr) => Expr): Expr[] {
+  let out: Expr[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]!;
+    const r = f(e);
+    if (r !== e && !out) out = list.slice(0, i);
+    out?.push(r);
+  }
+  return out ?? list;
 }
 
 /** Variables a statement writes. */
@@ -329,24 +370,34 @@ export function termReads(t: Term, f: (e: Expr) => void): void {
   }
 }
 
-/** Rewrites every expression a terminator reads. */
+/** Rewrites every expression a terminator reads (`t` itself when none changes). */
 export function mapTerm(t: Term, f: (e: Expr) => Expr): Term {
   switch (t.k) {
-    case "branch":
-      return { ...t, cond: f(t.cond) };
-    case "switch":
-      return { ...t, value: f(t.value) };
-    case "ijump":
-      return { ...t, target: f(t.target) };
-    case "ret":
-      return t.value ? { ...t, value: f(t.value) } : t;
-    case "tail":
-      return {
-        ...t,
-        target: f(t.target),
-        args: t.args.map(f),
-        ...(t.value ? { value: f(t.value) } : {}),
-      };
+    case "branch": {
+      const cond = f(t.cond);
+      return cond === t.cond ? t : { ...t, cond };
+    }
+    case "switch": {
+      const value = f(t.value);
+      return value === t.value ? t : { ...t, value };
+    }
+    case "ijump": {
+      const target = f(t.target);
+      return target === t.target ? t : { ...t, target };
+    }
+    case "ret": {
+      if (!t.value) return t;
+      const value = f(t.value);
+      return value === t.value ? t : { ...t, value };
+    }
+    case "tail": {
+      const target = f(t.target);
+      const args = mapList(t.args, f);
+      const value = t.value ? f(t.value) : undefined;
+      return target === t.target && args === t.args && value === t.value
+        ? t
+        : { ...t, target, args, ...(value ? { value } : {}) };
+    }
     default:
       return t;
   }

@@ -316,6 +316,13 @@ export function render(
     });
   }
   const all: Line[] = [
+    // The simplified tier says so where the reader starts, not only in the result's warnings.
+    ...(d.degraded !== undefined
+      ? [{
+        text: `/* remcp: simplified output: ${d.degraded.replaceAll("*/", "* /")} */`,
+        addresses: [],
+      }]
+      : []),
     { text: header, addresses: [d.ir.entry] },
     { text: "{", addresses: [] },
     ...decls,

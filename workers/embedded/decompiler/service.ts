@@ -17,12 +17,23 @@ import { builtinPrototypes, prototypeKey } from "./abi/prototypes.ts";
 
 /** Limits of one decompilation. */
 export interface DecompileLimits {
+  /** Milliseconds for the full pipeline. */
   budgetMs: number;
+  /** Milliseconds more for the simplified tier, which goes on from where the full one was. */
+  simplifiedBudgetMs: number;
+  /** Instructions the full pipeline takes; a larger function gets the simplified tier. */
   maxInstructions: number;
+  /** Instructions the simplified tier takes; a larger function is Unsupported. */
+  maxSimplifiedInstructions: number;
 }
 
 /** Defaults: generous for real functions, small enough that the worker stays responsive. */
-export const DEFAULT_LIMITS: DecompileLimits = { budgetMs: 10_000, maxInstructions: 20_000 };
+export const DEFAULT_LIMITS: DecompileLimits = {
+  budgetMs: 10_000,
+  simplifiedBudgetMs: 10_000,
+  maxInstructions: 20_000,
+  maxSimplifiedInstructions: 50_000,
+};
 
 /** Per-database cache of decompiled functions, by start address. */
 export class DecompilerCache {
@@ -113,17 +124,38 @@ export async function decompiled(
   }
   const a = analysisOf(d);
   const size = fn.blocks.reduce((n, b) => n + (b.end - b.start), 0);
-  if (size > limits.maxInstructions * 4) {
+  if (size > limits.maxSimplifiedInstructions * 4) {
     throw tooBig(fn, `${size} bytes`, limits);
   }
   const decoder: Decoder = await d.code.decoder(fn.start);
   const insns = a.instructionsOf(fn, decoder, { detail: true, text: true });
-  if (insns.length > limits.maxInstructions) {
+  if (insns.length > limits.maxSimplifiedInstructions) {
     throw tooBig(fn, `${insns.length} instructions`, limits);
   }
-  const result = run(d, fn, insns, decoder, cache, limits.budgetMs, true);
+  // One run: the full pipeline for its budget, then the simplified tier for the rest.
+  const budgetMs = limits.budgetMs + limits.simplifiedBudgetMs;
+  const result = insns.length > limits.maxInstructions
+    ? run(d, fn, insns, decoder, cache, {
+      budgetMs,
+      simplified: `${insns.length} instructions are over the full analysis's cap of ` +
+        `${limits.maxInstructions}`,
+    })
+    : run(d, fn, insns, decoder, cache, {
+      budgetMs,
+      fullShare: limits.budgetMs / budgetMs,
+      withCallees: true,
+    });
   cache.set(fn.start, result);
   return result;
+}
+
+/** How one function is decompiled (see {@link DecompileInput}). */
+interface RunOptions {
+  budgetMs: number;
+  fullShare?: number;
+  simplified?: string;
+  /** Decompile callees without a prototype for their parameter counts (else: cached ones only). */
+  withCallees?: boolean;
 }
 
 /** A callee's parameter count and whether it returns a value, from decompiling it alone. */
@@ -140,9 +172,11 @@ function run(
   insns: Insn[],
   decoder: Decoder,
   cache: DecompilerCache,
-  budgetMs: number,
-  withCallees: boolean,
+  options: RunOptions,
 ): Decompiled {
+  const { budgetMs, withCallees } = options;
+  // Past the full pipeline's share the simplified tier runs: no callee is decompiled then.
+  const calleesUntil = performance.now() + budgetMs * (options.fullShare ?? 1);
   const a = analysisOf(d);
   const image = d.image;
   const noreturn = (addr: number) =>
@@ -152,14 +186,14 @@ function run(
   // callees, and remembered).
   const summary = (addr: number): Summary | undefined => {
     const cached = cache.summaries.get(addr);
-    if (cached) return cached;
+    if (cached || performance.now() > calleesUntil) return cached;
     const callee = a.functionStartingAt(addr);
     if (!callee || callee.flags.includes("import") || callee.start === fn.start) return undefined;
     const size = callee.blocks.reduce((n, b) => n + (b.end - b.start), 0);
     if (size > 4000) return undefined;
     try {
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
-      const dec = run(d, callee, body, decoder, cache, Math.min(budgetMs, 500), false);
+      const dec = run(d, callee, body, decoder, cache, { budgetMs: Math.min(budgetMs, 500) });
       const floats = dec.params.filter((p) => p.k === "reg" && /^(xmm|v)\d+$/.test(p.name)).length;
       const s = {
         params: dec.params.length - floats,
@@ -185,8 +219,16 @@ function run(
     prototypeAt: (addr) => prototypeAt(d, addr, names),
     bytesAt: (addr, length) => image.read(addr, length),
     ...(image.arch === "x86" ? { pcThunk: (addr: number) => pcThunk(d, addr) } : {}),
-    ...(withCallees ? { summaryAt: summary } : {}),
+    ...(withCallees
+      ? { summaryAt: summary }
+      // The simplified tier decompiles no callee: it reads the summaries already made.
+      : options.simplified !== undefined
+      ? { summaryAt: (addr: number) => cache.summaries.get(addr) }
+      // A callee decompiled for its summary needs its signature only.
+      : { signatureOnly: true }),
     budgetMs,
+    ...(options.fullShare !== undefined ? { fullShare: options.fullShare } : {}),
+    ...(options.simplified !== undefined ? { simplified: options.simplified } : {}),
   });
 }
 
@@ -235,8 +277,9 @@ function tooBig(fn: FunctionInfo, what: string, limits: DecompileLimits): RemcpE
   return new RemcpError(
     "Unsupported",
     `${fn.name} at ${hex(fn.start)} is too large to decompile (${what}; the limit is ` +
-      `${limits.maxInstructions} instructions): read it with disassemble_function in pages`,
-    { address: hex(fn.start), limit: limits.maxInstructions },
+      `${limits.maxSimplifiedInstructions} instructions): read it with disassemble_function in ` +
+      `pages`,
+    { address: hex(fn.start), limit: limits.maxSimplifiedInstructions },
   );
 }
 

@@ -226,14 +226,37 @@ export function substitute(
     if (r !== undefined) return r;
     return mapChildren(e, rw);
   };
+  // Unchanged phis, statements and blocks are kept as they are (nothing is ever changed in
+  // place), which saves rebuilding the whole function when a round rewrites a few uses.
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
-    blocks.set(k, {
-      ...b,
-      phis: b.phis.filter(keepPhi).map((p) => ({ dst: p.dst, args: p.args.map(rw) })),
-      stmts: b.stmts.map((s) => mapStmt(s, rw)),
-      term: mapTerm(b.term, rw),
-    });
+    let phisChanged = false;
+    const phis: Phi[] = [];
+    for (const p of b.phis) {
+      if (!keepPhi(p)) {
+        phisChanged = true;
+        continue;
+      }
+      const args = p.args.map(rw);
+      if (args.some((a, i) => a !== p.args[i])) {
+        phisChanged = true;
+        phis.push({ dst: p.dst, args });
+      } else phis.push(p);
+    }
+    let stmts: Stmt[] | undefined;
+    for (let i = 0; i < b.stmts.length; i++) {
+      const s = b.stmts[i]!;
+      const r = mapStmt(s, rw);
+      if (r !== s && !stmts) stmts = b.stmts.slice(0, i);
+      stmts?.push(r);
+    }
+    const term = mapTerm(b.term, rw);
+    blocks.set(
+      k,
+      phisChanged || stmts || term !== b.term
+        ? { ...b, phis: phisChanged ? phis : b.phis, stmts: stmts ?? b.stmts, term }
+        : b,
+    );
   }
   return { ...fn, blocks };
 }

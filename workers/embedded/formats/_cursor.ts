@@ -29,7 +29,7 @@ export class Cursor {
   }
 
   u8(): number {
-    return this.r.bytes[this.#need(1)]!;
+    return this.r.u8(this.#need(1));
   }
 
   u16(): number {
@@ -110,9 +110,8 @@ export class Cursor {
   /** NUL-terminated string; throws when no NUL appears before the window ends. */
   cstring(): string {
     const start = this.pos;
-    const bytes = this.r.bytes;
-    let end = bytes.indexOf(0, start);
-    if (end < 0 || end >= this.end) throw malformed("Unterminated string", start);
+    let end = this.r.indexOf(0, start, this.end);
+    if (end < 0) throw malformed("Unterminated string", start);
     this.pos = end + 1;
     if (end - start > 65536) end = start + 65536;
     return this.r.cstring(start, end + 1, end - start + 1);

@@ -15,12 +15,24 @@ import {
   EM_RISCV,
   EM_X86_64,
   MAX_TABLE_ENTRIES,
+  PT_DYNAMIC,
+  PT_INTERP,
   PT_LOAD,
+  PT_NOTE,
   SHF_ALLOC,
+  SHT_DYNAMIC,
+  SHT_DYNSYM,
   SHT_NOBITS,
+  SHT_NOTE,
+  SHT_REL,
+  SHT_RELA,
+  SHT_RELR,
+  SHT_STRTAB,
+  SHT_SYMTAB,
 } from "./_elf_types.ts";
 import { optionalPart } from "./_optional_part.ts";
 import { ByteReader, hex, malformed } from "./_reader.ts";
+import type { ByteSource } from "./_source.ts";
 import type { Arch, Segment } from "./image.ts";
 
 /** A program header as stored. */
@@ -176,14 +188,15 @@ function readProgramHeaders(
 }
 
 /** Parses the ELF header and header tables; throws `OpenFailed` when they are unusable. */
-export function parseElfLayout(bytes: Uint8Array, warnings: string[]): ElfLayout {
-  if (bytes.length < 52) throw malformed("ELF header is truncated", 0);
-  const cls = bytes[4];
-  const data = bytes[5];
+export function parseElfLayout(source: ByteSource, warnings: string[]): ElfLayout {
+  if (source.length < 52) throw malformed("ELF header is truncated", 0);
+  const ident = new ByteReader(source, true);
+  const cls = ident.u8(4);
+  const data = ident.u8(5);
   if (cls !== 1 && cls !== 2) throw malformed(`Unknown ELF class ${cls}`, 4);
   if (data !== 1 && data !== 2) throw malformed(`Unknown ELF data encoding ${data}`, 5);
   const is64 = cls === 2;
-  const r = new ByteReader(bytes, data === 1);
+  const r = new ByteReader(source, data === 1);
   r.check(0, is64 ? 64 : 52, "ELF header is truncated");
   const word = (o: number) => is64 ? r.u64(o) : r.u32(o);
   const elfType = r.u16(16);
@@ -281,11 +294,45 @@ export function parseElfLayout(bytes: Uint8Array, warnings: string[]): ElfLayout
     elfType,
     machine,
     arch,
-    osAbi: bytes[7]!,
+    osAbi: r.u8(7),
     flags,
     entry,
     phdrs,
     sections,
     segments,
   };
+}
+
+/** Section types whose bytes the parser reads (symbols, their names, relocations, notes). */
+const READ_TYPES = new Set([
+  SHT_SYMTAB,
+  SHT_STRTAB,
+  SHT_RELA,
+  SHT_DYNAMIC,
+  SHT_NOTE,
+  SHT_REL,
+  SHT_DYNSYM,
+  SHT_RELR,
+]);
+
+/**
+ * The file ranges an ELF's image and tables come from: loaded segments, the program headers'
+ * dynamic, note and interpreter parts, allocated sections, and the tables the parser reads.
+ * Debug sections, comments and anything past them are left out: they are never read whole.
+ */
+export function elfReadRanges(layout: ElfLayout): { offset: number; size: number }[] {
+  const out: { offset: number; size: number }[] = [];
+  for (const s of layout.segments) out.push({ offset: s.fileOffset, size: s.fileSize });
+  for (const p of layout.phdrs) {
+    if (p.type === PT_LOAD || p.type === PT_DYNAMIC || p.type === PT_NOTE || p.type === PT_INTERP) {
+      out.push({ offset: p.offset, size: p.filesz });
+    }
+  }
+  for (const s of layout.sections) {
+    if (s.type === SHT_NOBITS) continue;
+    if ((s.flags & SHF_ALLOC) || READ_TYPES.has(s.type)) {
+      out.push({ offset: s.offset, size: s.size });
+    }
+  }
+  return out;
 }

@@ -46,6 +46,7 @@ export interface ElfContext {
 }
 
 export const SHT_SYMTAB = 2;
+export const SHT_STRTAB = 3;
 export const SHT_RELA = 4;
 export const SHT_DYNAMIC = 6;
 export const SHT_NOTE = 7;

@@ -4,6 +4,7 @@
  */
 
 import { ByteReader, hex, malformed } from "./_reader.ts";
+import type { ByteSource } from "./_source.ts";
 import type { Arch } from "./image.ts";
 
 /** A section header as stored. */
@@ -139,14 +140,14 @@ function version(v: number): string {
   return `${v >>> 16}.${(v >>> 8) & 0xff}.${v & 0xff}`;
 }
 
-/** Parses the header and load commands of a (thin) Mach-O in `bytes`. */
-export function parseMachoCommands(bytes: Uint8Array, warnings: string[]): MachoCommands {
-  if (bytes.length < 28) throw malformed("Mach-O header is truncated", 0);
-  const le = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+/** Parses the header and load commands of a (thin) Mach-O in `source`. */
+export function parseMachoCommands(source: ByteSource, warnings: string[]): MachoCommands {
+  if (source.length < 28) throw malformed("Mach-O header is truncated", 0);
+  const le = new ByteReader(source, true).u32(0);
   const little = le === 0xfeedface || le === 0xfeedfacf;
   const is64 = le === 0xfeedfacf || le === 0xcffaedfe;
   if (!little && le !== 0xcefaedfe && le !== 0xcffaedfe) throw malformed("Not a Mach-O file", 0);
-  const r = new ByteReader(bytes, little);
+  const r = new ByteReader(source, little);
   const hdrSize = is64 ? 32 : 28;
   r.check(0, hdrSize, "Mach-O header is truncated");
   const cputype = r.u32(4);

@@ -5,6 +5,8 @@
  */
 
 import type { BinaryImage, Section, Segment } from "./image.ts";
+import { asSource, type ByteSource, mergeRanges } from "./_source.ts";
+import { lastAtOrBefore } from "./_sorted.ts";
 
 /** Everything of a {@link BinaryImage} except its methods, plus what the methods need. */
 export type ImageParts =
@@ -31,39 +33,54 @@ export type ImageParts =
 
 /** Index of the last element whose `start` is ≤ addr, or -1. */
 function lastStartAtOrBefore(list: readonly { start: number }[], addr: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]!.start <= addr) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
+  return lastAtOrBefore(list, addr, (s) => s.start);
 }
 
 /** How far back a lookup walks past the binary-search hit, to find ranges that overlap. */
 const OVERLAP_WALK = 16;
 
+/** A mapped range and its file-backed bytes (`fileSize` of them). */
+type Region = Segment & { data: Uint8Array };
+
 /**
- * Makes a {@link BinaryImage} whose reads come from `bytes` (the whole file; offsets in `parts`
- * are absolute file offsets).
+ * Reads the file bytes behind `ranges` (clamped to the file), each byte once however many
+ * ranges share it, and returns each range's bytes.
  */
-export function makeImage(bytes: Uint8Array, parts: ImageParts): BinaryImage {
+function loadRanges(
+  source: ByteSource,
+  ranges: readonly { fileOffset: number; fileSize: number }[],
+): Uint8Array[] {
+  const blocks = mergeRanges(
+    ranges.map((r) => ({ offset: r.fileOffset, size: r.fileSize })),
+    source.length,
+  ).map((m) => ({ start: m.offset, bytes: source.read(m.offset, m.size) }));
+  return ranges.map((r) => {
+    if (r.fileSize === 0) return new Uint8Array(0);
+    const b = blocks[lastStartAtOrBefore(blocks, r.fileOffset)]!;
+    const at = r.fileOffset - b.start;
+    return b.bytes.subarray(at, at + r.fileSize);
+  });
+}
+
+/**
+ * Makes a {@link BinaryImage} whose reads come from `input` (the whole file; offsets in `parts`
+ * are absolute file offsets). The mapped bytes are read here, once: the image keeps them and
+ * nothing else of the file.
+ */
+export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): BinaryImage {
+  const source = asSource(input);
   const { mapping: mapList, isThumb, ...rest } = parts;
   // Clamp file extents to the bytes we have, so a truncated file reads zeros instead of throwing.
-  const regions: Segment[] = (mapList ?? parts.segments)
+  const clamped: Segment[] = (mapList ?? parts.segments)
     .filter((s) => s.end > s.start)
     .map((s) => {
-      const off = Math.min(Math.max(0, s.fileOffset), bytes.length);
-      const size = Math.max(0, Math.min(s.fileSize, s.end - s.start, bytes.length - off));
+      const off = Math.min(Math.max(0, s.fileOffset), source.length);
+      const size = Math.max(0, Math.min(s.fileSize, s.end - s.start, source.length - off));
       return { ...s, fileOffset: off, fileSize: size };
     })
     .sort((a, b) => a.start - b.start);
+  const data = loadRanges(source, clamped);
+  const regions: Region[] = clamped.map((s, i) => ({ ...s, data: data[i]! }));
   const byOffset = regions.filter((s) => s.fileSize > 0).sort((a, b) =>
     a.fileOffset - b.fileOffset
   );
@@ -95,7 +112,7 @@ export function makeImage(bytes: Uint8Array, parts: ImageParts): BinaryImage {
         const rel = a - r.start;
         const fileN = Math.max(0, Math.min(n, r.fileSize - rel));
         if (fileN > 0) {
-          out.set(bytes.subarray(r.fileOffset + rel, r.fileOffset + rel + fileN), done);
+          out.set(r.data.subarray(rel, rel + fileN), done);
         }
         // Bytes past the file-backed part stay zero (bss); `out` starts zeroed.
       }
@@ -112,7 +129,7 @@ export function makeImage(bytes: Uint8Array, parts: ImageParts): BinaryImage {
     const rel = addr - r.start;
     // Fast path: fully file-backed inside one region, no copy.
     if (addr + len <= r.end && rel + len <= r.fileSize) {
-      return bytes.subarray(r.fileOffset + rel, r.fileOffset + rel + len);
+      return r.data.subarray(rel, rel + len);
     }
     if (fill(addr, len, undefined) < len) return undefined;
     const out = new Uint8Array(len);

@@ -4,6 +4,7 @@
  */
 
 import { RemcpError } from "../../../src/errors.ts";
+import { asSource, type ByteSource, type ByteWindow } from "./_source.ts";
 
 /** Formats an offset or address as `0x…`. */
 export function hex(n: number): string {
@@ -26,16 +27,17 @@ export function decodeText(bytes: Uint8Array, start: number, end: number): strin
 
 /** Random-access reader with bounds checks and a fixed byte order. */
 export class ByteReader {
-  readonly bytes: Uint8Array;
+  readonly source: ByteSource;
   readonly length: number;
   readonly little: boolean;
-  readonly #view: DataView;
+  /** The window the last read used: sequential reads of a table stay in it. */
+  #win: ByteWindow;
 
-  constructor(bytes: Uint8Array, little: boolean) {
-    this.bytes = bytes;
-    this.length = bytes.length;
+  constructor(source: ByteSource | Uint8Array, little: boolean) {
+    this.source = asSource(source);
+    this.length = this.source.length;
     this.little = little;
-    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#win = this.source.window(0, 0);
   }
 
   /** Whether [off, off+len) lies inside the file. */
@@ -49,46 +51,62 @@ export class ByteReader {
     if (!this.has(off, len)) throw malformed(`${what} (${len} bytes needed)`, off);
   }
 
+  /** Checks [off, off+n) and returns its position in the current window (switching if needed). */
+  #at(off: number, n: number): number {
+    this.check(off, n);
+    let rel = off - this.#win.base;
+    if (rel < 0 || rel + n > this.#win.bytes.length) {
+      this.#win = this.source.window(off, n);
+      rel = off - this.#win.base;
+    }
+    return rel;
+  }
+
+  /** A hint passed to the source: these ranges will be read (see {@link ByteSource.keep}). */
+  keep(ranges: readonly { offset: number; size: number }[]): void {
+    this.source.keep(ranges);
+  }
+
   u8(off: number): number {
-    this.check(off, 1);
-    return this.bytes[off]!;
+    const p = this.#at(off, 1);
+    return this.#win.bytes[p]!;
   }
 
   u16(off: number): number {
-    this.check(off, 2);
-    return this.#view.getUint16(off, this.little);
+    const p = this.#at(off, 2);
+    return this.#win.view.getUint16(p, this.little);
   }
 
   i16(off: number): number {
-    this.check(off, 2);
-    return this.#view.getInt16(off, this.little);
+    const p = this.#at(off, 2);
+    return this.#win.view.getInt16(p, this.little);
   }
 
   u32(off: number): number {
-    this.check(off, 4);
-    return this.#view.getUint32(off, this.little);
+    const p = this.#at(off, 4);
+    return this.#win.view.getUint32(p, this.little);
   }
 
   i32(off: number): number {
-    this.check(off, 4);
-    return this.#view.getInt32(off, this.little);
+    const p = this.#at(off, 4);
+    return this.#win.view.getInt32(p, this.little);
   }
 
   /** Unsigned 64-bit as a number; values at or above 2^53 lose precision (callers that care use {@link addr64}). */
   u64(off: number): number {
-    this.check(off, 8);
-    const a = this.#view.getUint32(off, this.little);
-    const b = this.#view.getUint32(off + 4, this.little);
+    const p = this.#at(off, 8);
+    const v = this.#win.view;
+    const a = v.getUint32(p, this.little);
+    const b = v.getUint32(p + 4, this.little);
     return this.little ? b * 0x1_0000_0000 + a : a * 0x1_0000_0000 + b;
   }
 
   /** Signed 64-bit as a number (precise within ±2^53). */
   i64(off: number): number {
-    this.check(off, 8);
-    const a = this.#view.getUint32(off, this.little);
-    const b = this.#view.getInt32(off + 4, this.little);
-    if (this.little) return b * 0x1_0000_0000 + a;
-    return this.#view.getInt32(off, false) * 0x1_0000_0000 + this.#view.getUint32(off + 4, false);
+    const p = this.#at(off, 8);
+    const v = this.#win.view;
+    if (this.little) return v.getInt32(p + 4, true) * 0x1_0000_0000 + v.getUint32(p, true);
+    return v.getInt32(p, false) * 0x1_0000_0000 + v.getUint32(p + 4, false);
   }
 
   /** A pointer-sized unsigned value (4 or 8 bytes). */
@@ -110,10 +128,28 @@ export class ByteReader {
     return v;
   }
 
-  /** Bytes [off, off+len) without copying. */
+  /** Bytes [off, off+len): a view when the source has them in one piece, else a copy. */
   slice(off: number, len: number): Uint8Array {
     this.check(off, len);
-    return this.bytes.subarray(off, off + len);
+    return this.source.read(off, len);
+  }
+
+  /**
+   * The offset of the first `byte` in [from, end) (clamped to the file), or -1. Scans window by
+   * window, so a search through a file read on demand holds one window at a time.
+   */
+  indexOf(byte: number, from: number, end: number): number {
+    const stop = Math.min(end, this.length);
+    let at = Math.max(0, from);
+    while (at < stop) {
+      const p = this.#at(at, 1);
+      const w = this.#win;
+      const upto = Math.min(w.bytes.length, stop - w.base);
+      const i = w.bytes.subarray(0, upto).indexOf(byte, p);
+      if (i >= 0) return w.base + i;
+      at = w.base + upto;
+    }
+    return -1;
   }
 
   /**
@@ -124,16 +160,19 @@ export class ByteReader {
     const lim = Math.min(limit, this.length);
     if (!Number.isSafeInteger(off) || off < 0 || off >= lim) return "";
     const stop = Math.min(lim, off + max);
-    let end = this.bytes.indexOf(0, off);
-    if (end < 0 || end > stop) end = stop;
-    return decodeText(this.bytes, off, end);
+    let end = this.indexOf(0, off, stop);
+    if (end < 0) end = stop;
+    return this.#text(off, end);
   }
 
   /** Fixed-size, NUL-padded name field (ELF/PE/Mach-O section names). */
   fixedString(off: number, len: number): string {
     this.check(off, len);
-    let end = off;
-    while (end < off + len && this.bytes[end] !== 0) end++;
-    return decodeText(this.bytes, off, end);
+    const nul = this.indexOf(0, off, off + len);
+    return this.#text(off, nul < 0 ? off + len : nul);
+  }
+
+  #text(start: number, end: number): string {
+    return end > start ? decodeText(this.source.read(start, end - start), 0, end - start) : "";
   }
 }

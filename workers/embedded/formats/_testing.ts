@@ -1,5 +1,7 @@
 /** Test helpers: fixture and system files, and readelf, each optional with a printed skip reason. */
 
+import assert from "node:assert/strict";
+
 /** Folder of the committed fixture binaries. */
 export const FIXTURES = new URL("../../../tests/fixtures/bin/", import.meta.url);
 
@@ -69,4 +71,34 @@ export function isElfFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `fixture` (a 64-bit little-endian ELF whose section headers come last) with `mib` MiB of
+ * zeros as the contents of its last non-loaded section, moved past them: the shape of a binary
+ * with large debug information. The zeros are a hole in a sparse file, cheap on disk.
+ */
+export function withBigSection(fixture: Uint8Array, path: string, mib: number): number {
+  const dv = new DataView(fixture.buffer, fixture.byteOffset, fixture.byteLength);
+  const shoff = Number(dv.getBigUint64(0x28, true));
+  const shnum = dv.getUint16(0x3c, true);
+  assert.equal(shoff + shnum * 64, fixture.length, "section headers must end the file");
+  const table = fixture.slice(shoff);
+  const tv = new DataView(table.buffer);
+  let last = -1;
+  for (let i = 1; i < shnum; i++) {
+    const flags = Number(tv.getBigUint64(i * 64 + 8, true));
+    if ((flags & 2) === 0 && tv.getUint32(i * 64 + 4, true) === 1) last = i; // PROGBITS, not alloc
+  }
+  assert.ok(last > 0, "no non-loaded section to grow");
+  const big = mib * 1024 * 1024;
+  tv.setBigUint64(last * 64 + 24, BigInt(shoff), true); // sh_offset
+  tv.setBigUint64(last * 64 + 32, BigInt(big), true); // sh_size
+  const head = fixture.slice(0, shoff);
+  new DataView(head.buffer).setBigUint64(0x28, BigInt(shoff + big), true); // e_shoff
+  using f = Deno.openSync(path, { write: true, create: true, truncate: true });
+  f.writeSync(head);
+  f.seekSync(shoff + big, Deno.SeekMode.Start);
+  f.writeSync(table);
+  return shoff + big + table.length;
 }

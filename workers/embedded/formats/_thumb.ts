@@ -1,5 +1,7 @@
 /** Per-address ARM/Thumb mode, from mapping symbols or function starts that carry a mode. */
 
+import { lastAtOrBefore } from "./_sorted.ts";
+
 /**
  * Returns `isThumb(addr)`: the mode of the nearest mark at or before `addr` (ELF mapping symbols
  * `$a`/`$t`/`$d`, or Mach-O function starts); without marks, the nearest Thumb function start
@@ -15,16 +17,7 @@ export function thumbOracle(
     : [...thumbFuncs].sort((a, b) => a - b).map((addr) => ({ addr, thumb: true }));
   if (marks.length === 0) return () => fallback;
   return (addr: number) => {
-    let lo = 0;
-    let hi = marks.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (marks[mid]!.addr <= addr) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const found = lastAtOrBefore(marks, addr, (m) => m.addr);
     return found < 0 ? fallback : marks[found]!.thumb;
   };
 }

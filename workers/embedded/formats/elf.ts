@@ -24,7 +24,7 @@ import {
   readElfDynamic,
   readVersionLibraries,
 } from "./_elf_dynamic.ts";
-import { type ElfLayout, parseElfLayout } from "./_elf_layout.ts";
+import { type ElfLayout, elfReadRanges, parseElfLayout } from "./_elf_layout.ts";
 import { type ElfNotes, readElfNotes } from "./_elf_notes.ts";
 import { findPltStubs } from "./_elf_plt.ts";
 import { loadRelocations, loadSymbolTables } from "./_elf_tables.ts";
@@ -53,6 +53,7 @@ import { thumbOracle } from "./_thumb.ts";
 import { makeImage } from "./_mapped_image.ts";
 import { codeExtent, cutWarning } from "./_extent.ts";
 import { optionalPart } from "./_optional_part.ts";
+import { asSource, type ByteSource } from "./_source.ts";
 import type {
   BinaryImage,
   EntryPoint,
@@ -128,9 +129,11 @@ function toSections(layout: ElfLayout, fileLength: number, warnings: string[]): 
 }
 
 /** Parses an ELF file. Throws `OpenFailed` when the headers are unusable. */
-export function parseElf(bytes: Uint8Array): BinaryImage {
+export function parseElf(input: Uint8Array | ByteSource): BinaryImage {
+  const source = asSource(input);
   const warnings: string[] = [];
-  const layout = parseElfLayout(bytes, warnings);
+  const layout = parseElfLayout(source, warnings);
+  layout.r.keep(elfReadRanges(layout));
   const { r, is64, machine, arch } = layout;
   const ptrSize = is64 ? 8 : 4;
   const ctx: ElfContext = {
@@ -146,7 +149,7 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
   };
   const isRel = layout.elfType === 1;
   const kinds = relocKinds(machine);
-  const sections = toSections(layout, bytes.length, warnings);
+  const sections = toSections(layout, source.length, warnings);
   const info: Record<string, unknown> = {
     elf_type: ELF_TYPES[layout.elfType] ?? `0x${layout.elfType.toString(16)}`,
     machine: arch,
@@ -438,7 +441,7 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
     bits: is64 ? 64 as const : 32 as const,
     endian: r.little ? "little" as const : "big" as const,
     imageBase: layout.segments.reduce((m, s) => Math.min(m, s.start), Infinity),
-    fileSize: bytes.length,
+    fileSize: source.length,
     segments: layout.segments,
     sections,
     symbols,
@@ -450,7 +453,7 @@ export function parseElf(bytes: Uint8Array): BinaryImage {
     info,
   };
   if (!Number.isFinite(parts.imageBase)) parts.imageBase = 0;
-  const image = makeImage(bytes, {
+  const image = makeImage(source, {
     ...parts,
     ...(entry !== undefined ? { entry } : {}),
     ...(machine === EM_ARM ? { thumb, isThumb: thumbOracle(mappingSyms, thumbFuncs, thumb) } : {}),

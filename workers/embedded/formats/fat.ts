@@ -5,6 +5,7 @@
 import { RemcpError } from "../../../src/errors.ts";
 import { machoArch } from "./_macho_commands.ts";
 import { ByteReader, malformed } from "./_reader.ts";
+import type { ByteSource } from "./_source.ts";
 import { parseArchName } from "./arch_names.ts";
 
 /** One architecture slice of a fat file. */
@@ -47,7 +48,7 @@ function sliceName(cputype: number, sub: number): string {
 }
 
 /** Whether `bytes` starts like a fat Mach-O (and not like a Java class file). */
-export function isFat(bytes: Uint8Array): boolean {
+export function isFat(bytes: Uint8Array | ByteSource): boolean {
   if (bytes.length < 8) return false;
   const r = new ByteReader(bytes, false);
   const magic = r.u32(0);
@@ -55,7 +56,7 @@ export function isFat(bytes: Uint8Array): boolean {
 }
 
 /** The slices of a fat file, in header order. Throws `OpenFailed` when the header is unusable. */
-export function listFatSlices(bytes: Uint8Array): FatSlice[] {
+export function listFatSlices(bytes: Uint8Array | ByteSource): FatSlice[] {
   if (!isFat(bytes)) throw malformed("Not a fat Mach-O file", 0);
   const r = new ByteReader(bytes, false);
   const is64 = r.u32(0) === FAT_MAGIC_64;
@@ -83,7 +84,7 @@ export function listFatSlices(bytes: Uint8Array): FatSlice[] {
  * architecture ("aarch64" → "arm64"). Without `arch`, the only slice of a one-slice file.
  * Throws `AmbiguousFatBinary` (detail: the slices) when no single slice is chosen.
  */
-export function chooseFatSlice(bytes: Uint8Array, arch: string | undefined): FatSlice {
+export function chooseFatSlice(bytes: Uint8Array | ByteSource, arch: string | undefined): FatSlice {
   const slices = listFatSlices(bytes);
   const names = slices.map((s) => s.arch).join(", ");
   if (arch === undefined) {

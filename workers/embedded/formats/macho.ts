@@ -15,6 +15,7 @@ import {
   readExportTrie,
 } from "./_macho_dyld.ts";
 import { makeImage } from "./_mapped_image.ts";
+import { asSource, type ByteSource, subSource } from "./_source.ts";
 import { codeExtent, cutWarning } from "./_extent.ts";
 import { optionalPart } from "./_optional_part.ts";
 import { thumbOracle } from "./_thumb.ts";
@@ -91,15 +92,23 @@ function libraryName(m: MachoCommands, ordinal: number): string | undefined {
  * one slice of a fat file). File offsets in the result are offsets in `file`.
  */
 export function parseMacho(
-  file: Uint8Array,
+  input: Uint8Array | ByteSource,
   sliceOffset = 0,
-  sliceSize = file.length - sliceOffset,
+  sliceSize = input.length - sliceOffset,
   extraInfo: Record<string, unknown> = {},
 ): BinaryImage {
+  const file = asSource(input);
   const warnings: string[] = [];
-  const bytes = file.subarray(sliceOffset, sliceOffset + sliceSize);
-  const m = parseMachoCommands(bytes, warnings);
+  const m = parseMachoCommands(subSource(file, sliceOffset, sliceSize), warnings);
   const { r } = m;
+  // Segments hold everything the parser reads (the link-edit tables too); a dSYM's __DWARF is
+  // debug information, never read whole.
+  r.keep(
+    m.segments.filter((s) => s.name !== "__DWARF").map((s) => ({
+      offset: s.fileoff,
+      size: s.filesize,
+    })),
+  );
   const ptrSize: 4 | 8 = m.bits === 64 ? 8 : 4;
   const text = m.segments.find((s) => s.fileoff === 0 && s.filesize > 0) ??
     m.segments.find((s) => s.name === "__TEXT");

@@ -9,27 +9,33 @@ import type { BinaryImage, OpenOptions } from "./image.ts";
 import { parseMacho } from "./macho.ts";
 import { parsePe } from "./pe.ts";
 import { parseRaw } from "./raw.ts";
+import { asSource, type ByteSource } from "./_source.ts";
 
 /** The container format `bytes` starts with, or undefined. */
-export function detectFormat(bytes: Uint8Array): "elf" | "pe" | "macho" | "fat" | undefined {
+export function detectFormat(
+  input: Uint8Array | ByteSource,
+): "elf" | "pe" | "macho" | "fat" | undefined {
+  const source = asSource(input);
+  // Every magic lies in the first 8 bytes.
+  const bytes = source.read(0, Math.min(8, source.length));
   if (
     bytes.length >= 4 && bytes[0] === 0x7f && bytes[1] === 0x45 && bytes[2] === 0x4c &&
     bytes[3] === 0x46
   ) {
     return "elf";
   }
-  if (bytes.length >= 0x40 && bytes[0] === 0x4d && bytes[1] === 0x5a) return "pe";
+  if (source.length >= 0x40 && bytes[0] === 0x4d && bytes[1] === 0x5a) return "pe";
   if (bytes.length >= 4) {
     const m = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
     if (m === 0xfeedface || m === 0xfeedfacf || m === 0xcefaedfe || m === 0xcffaedfe) {
       return "macho";
     }
   }
-  if (isFat(bytes)) return "fat";
+  if (isFat(source)) return "fat";
   return undefined;
 }
 
-function parse(bytes: Uint8Array, options: OpenOptions): BinaryImage {
+function parse(bytes: ByteSource, options: OpenOptions): BinaryImage {
   const raw = () => parseRaw(bytes, options.arch ?? "", options.base ?? 0);
   if (options.raw) {
     if (options.arch === undefined) {
@@ -51,15 +57,17 @@ function parse(bytes: Uint8Array, options: OpenOptions): BinaryImage {
         fat_offset: slice.offset,
       });
     }
-    default:
+    default: {
       if (options.arch !== undefined && options.base !== undefined) return raw();
+      const head = bytes.read(0, Math.min(2, bytes.length));
       throw new RemcpError(
         "OpenFailed",
-        `Unknown file format (first bytes ${hex(bytes[0] ?? 0)} ${
-          hex(bytes[1] ?? 0)
+        `Unknown file format (first bytes ${hex(head[0] ?? 0)} ${
+          hex(head[1] ?? 0)
         } at offset 0x0): it is not ELF, PE or Mach-O; to read it as a raw blob pass options: {arch, base}`,
         { offset: 0 },
       );
+    }
   }
 }
 
@@ -72,9 +80,12 @@ function parse(bytes: Uint8Array, options: OpenOptions): BinaryImage {
  * a chosen slice throws `AmbiguousFatBinary`. Broken optional parts are skipped and named in
  * `info.warnings`.
  */
-export function openImage(bytes: Uint8Array, options: OpenOptions = {}): BinaryImage {
+export function openImage(
+  input: Uint8Array | ByteSource,
+  options: OpenOptions = {},
+): BinaryImage {
   try {
-    return withExportEntries(parse(bytes, options));
+    return withExportEntries(parse(asSource(input), options));
   } catch (err) {
     if (err instanceof RemcpError) throw err;
     // A parser bug must still surface as a failed open naming the file part, not a crash.

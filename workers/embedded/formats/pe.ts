@@ -21,6 +21,7 @@ import {
   type PeSection,
 } from "./_pe_types.ts";
 import { ByteReader, malformed } from "./_reader.ts";
+import { asSource, type ByteSource } from "./_source.ts";
 import type { Arch, BinaryImage, EntryPoint, Section, Segment, SymbolEntry } from "./image.ts";
 
 const MACHINES: Record<number, { arch: Arch; name: string; endian?: "big" }> = {
@@ -88,9 +89,10 @@ function kindOf(s: PeSection): Section["kind"] {
 }
 
 /** Parses a PE image. Throws `OpenFailed` when the headers are unusable. */
-export function parsePe(bytes: Uint8Array): BinaryImage {
+export function parsePe(input: Uint8Array | ByteSource): BinaryImage {
+  const source = asSource(input);
   const warnings: string[] = [];
-  const r = new ByteReader(bytes, true);
+  const r = new ByteReader(source, true);
   if (r.u16(0) !== 0x5a4d) throw malformed("Missing MZ signature", 0);
   const pe = r.u32(0x3c);
   if (!r.has(pe, 24) || r.u32(pe) !== 0x00004550) throw malformed("Missing PE signature", pe);
@@ -170,16 +172,27 @@ export function parsePe(bytes: Uint8Array): BinaryImage {
 
   const rvaToOff = (rva: number): number | undefined => {
     if (rva < 0 || !Number.isSafeInteger(rva)) return undefined;
-    if (rva < sizeOfHeaders && rva < bytes.length) return rva;
+    if (rva < sizeOfHeaders && rva < source.length) return rva;
     for (const s of peSections) {
       const size = Math.max(s.virtualSize, s.rawSize);
       if (rva >= s.rva && rva < s.rva + size) {
         const rel = rva - s.rva;
-        return rel < s.rawSize && s.rawOffset + rel < bytes.length ? s.rawOffset + rel : undefined;
+        return rel < s.rawSize && s.rawOffset + rel < source.length ? s.rawOffset + rel : undefined;
       }
     }
     return undefined;
   };
+  // The headers, the sections and the COFF symbol table are what the image and the tables come
+  // from; an overlay (installer payload, signature) is never read whole.
+  const coffStrings = symPtr + symCount * 18;
+  r.keep([
+    { offset: 0, size: sizeOfHeaders || 0x400 },
+    ...peSections.map((s) => ({ offset: s.rawOffset, size: s.rawSize })),
+    {
+      offset: symPtr,
+      size: symCount * 18 + (symPtr > 0 && r.has(coffStrings, 4) ? r.u32(coffStrings) : 0),
+    },
+  ]);
   const ctx: PeContext = {
     r,
     is64,
@@ -192,7 +205,7 @@ export function parsePe(bytes: Uint8Array): BinaryImage {
     warnings,
   };
 
-  const headerSize = Math.min(sizeOfHeaders || 0x400, bytes.length);
+  const headerSize = Math.min(sizeOfHeaders || 0x400, source.length);
   const segments: Segment[] = [{
     name: "HEADER",
     start: imageBase,
@@ -211,7 +224,7 @@ export function parsePe(bytes: Uint8Array): BinaryImage {
       size = codeExtent(size, {
         fileOffset: s.rawOffset,
         fileSize: s.rawSize,
-        fileLength: bytes.length,
+        fileLength: source.length,
       });
     }
     if (size < declared) warnings.push(cutWarning(`Section ${s.name}`, declared, size));
@@ -321,7 +334,7 @@ export function parsePe(bytes: Uint8Array): BinaryImage {
     );
   }
 
-  return makeImage(bytes, {
+  return makeImage(source, {
     format: "pe",
     arch: m.arch,
     bits: is64 ? 64 : 32,
@@ -329,7 +342,7 @@ export function parsePe(bytes: Uint8Array): BinaryImage {
     ...(entry !== undefined ? { entry } : {}),
     ...(thumb ? { thumb, isThumb: () => true } : {}),
     imageBase,
-    fileSize: bytes.length,
+    fileSize: source.length,
     segments,
     sections,
     symbols,

@@ -2,11 +2,17 @@
 
 import { RemcpError } from "../../../src/errors.ts";
 import { makeImage } from "./_mapped_image.ts";
+import { asSource, type ByteSource } from "./_source.ts";
 import { knownArchNames, parseArchName } from "./arch_names.ts";
 import type { BinaryImage } from "./image.ts";
 
 /** Maps `bytes` at `base` as code of architecture `arch` ("x86_64", "arm64", "thumb", "mipsel", …). */
-export function parseRaw(bytes: Uint8Array, arch: string, base: number): BinaryImage {
+export function parseRaw(
+  input: Uint8Array | ByteSource,
+  arch: string,
+  base: number,
+): BinaryImage {
+  const bytes = asSource(input);
   const spec = parseArchName(arch);
   if (!spec) {
     throw new RemcpError(

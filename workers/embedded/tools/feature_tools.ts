@@ -4,6 +4,7 @@ import { functionFeatures } from "../../../src/protocol/catalog/features.ts";
 import { hex, pageOf } from "../../../src/protocol/paging.ts";
 import { compileFilter } from "../../../src/protocol/pattern.ts";
 import { computeFeatures, type FunctionFeatures } from "../../../src/diff/features.ts";
+import { encodeRows, featureRowsSpec, ROW_LAYOUT } from "../../../src/diff/feature_rows.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { analysisOf, type DbAccess, type EmbeddedDb, fnName } from "../db.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
@@ -38,9 +39,20 @@ async function featuresOf(d: EmbeddedDb, fn: FunctionInfo): Promise<FunctionFeat
   }, (v) => v >= MIN_ADDRESS && d.image.isMapped(v));
 }
 
-/** The feature tool over `db`; features are computed once per function and kept. */
+/**
+ * The feature tools over `db`: function_features in pages for clients, and all of them at once
+ * for diff_databases; features are computed once per function and kept.
+ */
 export function featureTools(db: DbAccess): ToolImpl[] {
   const memo = new WeakMap<FunctionInfo, FunctionFeatures>();
+  const featuresFor = async (d: EmbeddedDb, fn: FunctionInfo) => {
+    let f = memo.get(fn);
+    if (!f) {
+      f = await featuresOf(d, fn);
+      memo.set(fn, f);
+    }
+    return f;
+  };
   return [
     impl(functionFeatures, async (args, ctx) => {
       const d = db();
@@ -52,14 +64,24 @@ export function featureTools(db: DbAccess): ToolImpl[] {
         if (ctx.signal.aborted) {
           throw new RemcpError("Cancelled", "function_features was cancelled");
         }
-        let f = memo.get(fn);
-        if (!f) {
-          f = await featuresOf(d, fn);
-          memo.set(fn, f);
-        }
+        const f = await featuresFor(d, fn);
         items.push({ ...f, name: fnName(d, fn), start: hex(f.start), callees: f.callees.map(hex) });
       }
       return { ...page, items };
     }),
+    impl(featureRowsSpec, async (_args, ctx) => {
+      const d = db();
+      const fns = analysisOf(d).functions();
+      const out: FunctionFeatures[] = [];
+      for (const fn of fns) {
+        if (ctx.signal.aborted) {
+          throw new RemcpError("Cancelled", "_function_features was cancelled");
+        }
+        // Names as now (a rename since the features were kept shows).
+        out.push({ ...await featuresFor(d, fn), name: fnName(d, fn) });
+        if (out.length % 1000 === 0) ctx.progress(out.length, fns.length);
+      }
+      return { functions: out.length, layout: ROW_LAYOUT, rows: encodeRows(out) };
+    }, { uncapped: true }),
   ];
 }

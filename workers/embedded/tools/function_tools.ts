@@ -10,6 +10,8 @@ import type { FunctionInfo } from "../analysis/types.ts";
 import type { DecodeOptions, Decoder, Insn } from "../arch/types.ts";
 import { rowNamer } from "./code_tools.ts";
 import { decompiled, DecompilerCache, renderFor } from "../decompiler/service.ts";
+import { fitRendered } from "../decompiler/fit.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/protocol/results.ts";
 import { localAnnotations } from "../decompiler/locals.ts";
 
 /** Bytes a function covers: its main extent plus its chunks. */
@@ -18,6 +20,12 @@ function sizeOf(fn: FunctionInfo): number {
 }
 
 /** The list_functions row of `fn`. */
+/**
+ * Bytes of code and line map one decompile_function result carries: three quarters of the
+ * default output cap, which leaves room for the rest of the result.
+ */
+const MAX_CODE_BYTES = DEFAULT_MAX_OUTPUT_BYTES * 3 / 4;
+
 export function functionRow(d: EmbeddedDb, fn: FunctionInfo) {
   const flags: string[] = [...fn.flags];
   if (d.names.userName(fn.start) !== undefined) flags.push("user_named");
@@ -145,14 +153,23 @@ export function functionTools(db: DbAccess): ToolImpl[] {
       const head = { name: fnName(d, fn), start: hex(fn.start), engine: "remcp" };
       try {
         const dec = await decompiled(d, fn, d.decompiler);
-        const r = renderFor(d, fn, dec, localAnnotations(d, fn.start));
+        const r = fitRendered(
+          renderFor(d, fn, dec, localAnnotations(d, fn.start)),
+          MAX_CODE_BYTES,
+        );
+        const warnings = [
+          ...(dec.degraded !== undefined
+            ? [{ code: "decompiler_degraded", message: `simplified output: ${dec.degraded}` }]
+            : []),
+          ...dec.warnings.map((message) => ({ code: "decompiler", message })),
+          ...(r.cut !== undefined ? [{ code: "truncated", message: r.cut }] : []),
+        ];
         return {
           ...head,
           code: r.code,
           lines: r.lines.map((l) => ({ line: l.line, addresses: l.addresses.map(hex) })),
-          ...(dec.warnings.length > 0
-            ? { warnings: dec.warnings.map((message) => ({ code: "decompiler", message })) }
-            : {}),
+          ...(warnings.length > 0 ? { warnings } : {}),
+          ...(r.cut !== undefined ? { truncated: true } : {}),
         };
       } catch (err) {
         // Over budget or too large: the caller must choose another way (the error says which).

@@ -29,7 +29,7 @@ export function infoTools(db: DbAccess, status: () => AnalysisStatus): ToolImpl[
         endian: img.endian,
         ...(img.entry !== undefined ? { entry: hex(img.entry) } : {}),
         image_base: hex(img.imageBase),
-        size: d.bytes.length,
+        size: d.image.fileSize,
         sha256: d.sha256,
         analysis: {
           state: s.state === "failed" || d.analysisError

@@ -208,6 +208,16 @@ export class AnnotationStore {
     this.#db.prepare("INSERT OR REPLACE INTO cache VALUES (?, ?)").run(key, data);
   }
 
+  /**
+   * Removes cached blobs whose key starts with `prefix`, but `keep` (an analysis cached in an
+   * older format: it would never be read again).
+   */
+  dropCache(prefix: string, keep: string): void {
+    if (this.#readOnly) return;
+    this.#db.prepare("DELETE FROM cache WHERE substr(key, 1, ?) = ? AND key <> ?")
+      .run(prefix.length, prefix, keep);
+  }
+
   /** Folds the WAL into the main file. */
   checkpoint(): void {
     this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { AnnotationStore } from "./store.ts";
 
 async function withStore(f: (s: AnnotationStore, path: string) => void | Promise<void>) {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-store-test-" });
   const path = `${dir}/db.sqlite`;
   const s = AnnotationStore.open(path);
   try {
@@ -14,7 +14,7 @@ async function withStore(f: (s: AnnotationStore, path: string) => void | Promise
 }
 
 Deno.test("AnnotationStore.set() returns the old value and persists across reopen", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await Deno.makeTempDir({ prefix: "remcp-store-test-" });
   const path = `${dir}/db.sqlite`;
   const s = AnnotationStore.open(path);
   assert.equal(s.set("name", 0x1000, "parse").old, null);
@@ -51,4 +51,10 @@ Deno.test("AnnotationStore caches blobs", () =>
     s.saveCache("analysis:1", new Uint8Array([1, 2, 3]));
     assert.deepEqual(s.loadCache("analysis:1"), new Uint8Array([1, 2, 3]));
     assert.equal(s.loadCache("nope"), undefined);
+    s.saveCache("analysis:0", new Uint8Array([4]));
+    s.saveCache("other:0", new Uint8Array([5]));
+    s.dropCache("analysis:", "analysis:1");
+    assert.equal(s.loadCache("analysis:0"), undefined, "an older format is dropped");
+    assert.deepEqual(s.loadCache("analysis:1"), new Uint8Array([1, 2, 3]));
+    assert.deepEqual(s.loadCache("other:0"), new Uint8Array([5]));
   }));

@@ -5,52 +5,15 @@
  * Calls, stores to memory and `__asm_` statements always stay.
  */
 
-import {
-  type Expr,
-  forEachChild,
-  type IrFunction,
-  type Stmt,
-  stmtReads,
-  termReads,
-  varKey,
-} from "../ir.ts";
-import { countUses } from "./uses.ts";
-
-/** Removes dead definitions until none is left. */
-export function eliminateDeadCode(fn: IrFunction): IrFunction {
-  let cur = fn;
-  for (let round = 0; round < 1000; round++) {
-    const uses = countUses(cur);
-    const live = (key: string) => (uses.count.get(key) ?? 0) > 0;
-    let removed = false;
-    const blocks = new Map(cur.blocks);
-    for (const [k, b] of cur.blocks) {
-      const stmts: Stmt[] = b.stmts.filter((s) => {
-        if (s.k !== "set") return true;
-        if (live(varKey(s.dst))) return true;
-        removed = true;
-        return false;
-      });
-      const phis = b.phis.filter((p) => {
-        if (live(varKey(p.dst))) return true;
-        removed = true;
-        return false;
-      });
-      if (stmts.length !== b.stmts.length || phis.length !== b.phis.length) {
-        blocks.set(k, { ...b, stmts, phis });
-      }
-    }
-    cur = { ...cur, blocks };
-    if (!removed) return deadCycles(cur);
-  }
-  return cur;
-}
+import { type Expr, forEachChild, type IrFunction, stmtReads, termReads, varKey } from "../ir.ts";
 
 /**
- * Definitions read only by each other (a loop phi that feeds itself and nothing else): live is
- * what statements with effects and terminators read, and what live definitions read.
+ * Removes dead definitions: live is what statements with effects and terminators read, and what
+ * live definitions read (one marking from those roots, then one sweep). This removes at once
+ * what dropping unread definitions round after round would, and the definitions read only by
+ * each other (a loop phi that feeds itself and nothing else).
  */
-function deadCycles(fn: IrFunction): IrFunction {
+export function eliminateDeadCode(fn: IrFunction): IrFunction {
   const sources = new Map<string, Expr[]>();
   const live = new Set<string>();
   const work: string[] = [];

@@ -14,8 +14,8 @@ import {
   type Term,
 } from "../ir.ts";
 import { readMem, runFunction, stateOf, writeMem } from "../interp.ts";
-import { normalize, toSsa } from "../ssa.ts";
-import { propagate } from "./propagate.ts";
+import { normalize, substitute, toSsa } from "../ssa.ts";
+import { propagate, propagateOnce, simplifyAll } from "./propagate.ts";
 import { recoverFrame } from "./stack.ts";
 import { leaveSsa } from "./outssa.ts";
 import { coalesce } from "./coalesce.ts";
@@ -221,4 +221,84 @@ Deno.test("simplify reads additions that multiply (lea, add r, r) as multiplicat
   // A shift as wide as the value is no multiplication.
   const wide = bin("add", bin("shl", r("eax", 4), c(32, 4)), r("eax", 4));
   assert.deepEqual(simplify(wide), wide);
+});
+
+const v = (name: string, ver: number, size = 8): Reg => ({ k: "reg", name, size, ver });
+const tmp = (id: number, size = 8): Expr => ({ k: "tmp", id, size });
+
+Deno.test("coalescing merges a copy whose sides never differ and keeps apart ones that do", () => {
+  // Out of SSA: x = t1 while t1 goes on to a new value that is read together with x.
+  const f = fn([[0, [
+    { k: "set", dst: { k: "tmp", id: 1, size: 8 }, src: bin("add", v("rdi", 0), c(1)), at: 0 },
+    set(v("rax", 1), tmp(1)),
+    { k: "set", dst: { k: "tmp", id: 1, size: 8 }, src: bin("add", tmp(1), c(5)), at: 0 },
+    set(v("rcx", 1), bin("mul", v("rax", 1), tmp(1))),
+    set(v("rdx", 1), v("rcx", 1)),
+  ], ret(v("rdx", 1))]]);
+  const out = coalesce(f);
+  // rdx.1 = rcx.1 goes (one variable); rax.1 = t1 stays (t1 changes while rax.1 is live).
+  const sets = out.blocks.get(0)!.stmts;
+  assert.equal(sets.length, 4);
+  assert.ok(sets.some((s) => s.k === "set" && s.dst.k === "reg" && s.dst.name === "rax"));
+  assert.equal(runFunction(stateOf({ rdi: 2 }), out), 3n * 8n);
+  assert.equal(runFunction(stateOf({ rdi: 2 }), f), 3n * 8n);
+});
+
+Deno.test("coalescing is not misled by many variables that take part in no copy", () => {
+  // A long run of temporaries summed into rax, and one copy at the end.
+  const stmts: Stmt[] = [{ k: "set", dst: v("rax", 1), src: c(0), at: 0 }];
+  for (let i = 1; i <= 500; i++) {
+    stmts.push({ k: "set", dst: { k: "tmp", id: i, size: 8 }, src: c(i), at: 0 });
+  }
+  let sum: Expr = v("rax", 1);
+  for (let i = 1; i <= 500; i++) sum = bin("add", sum, tmp(i));
+  stmts.push(set(v("rax", 2), sum), set(v("rbx", 1), v("rax", 2)));
+  const f = fn([[0, stmts, ret(v("rbx", 1))]]);
+  const out = coalesce(f);
+  assert.equal(statements(out), statements(f) - 1);
+  assert.equal(runFunction(stateOf({}), out), 500n * 501n / 2n);
+});
+
+Deno.test("dead code removes a whole chain of unread definitions and keeps what a store reads", () => {
+  const stmts: Stmt[] = [];
+  for (let i = 1; i <= 50; i++) {
+    const src = i === 1 ? r("rdi") : bin("add", tmp(i - 1), c(1));
+    stmts.push({ k: "set", dst: { k: "tmp", id: i, size: 8 }, src, at: 0 });
+  }
+  stmts.push({ k: "set", dst: { k: "tmp", id: 100, size: 8 }, src: r("rsi"), at: 0 });
+  stmts.push(store(r("rdx"), tmp(100)));
+  const out = eliminateDeadCode(fn([[0, stmts, ret(c(0))]]));
+  assert.deepEqual(out.blocks.get(0)!.stmts.map((s) => s.k), ["set", "store"]);
+});
+
+Deno.test("a rewrite that changes nothing keeps the function's blocks and statements", () => {
+  const f = toSsa(normalize(SUM()));
+  const same = substitute(f, () => undefined);
+  for (const [k, b] of f.blocks) assert.equal(same.blocks.get(k), b);
+  // One changed use rebuilds that statement only.
+  const rdi = (e: Expr) => e.k === "reg" && e.name === "rdi" ? c(7) : undefined;
+  const one = substitute(f, rdi);
+  assert.notEqual(one.blocks.get(1), f.blocks.get(1));
+  assert.equal(one.blocks.get(2), f.blocks.get(2));
+});
+
+Deno.test("a propagation round that simplifies only what it rewrote matches one that simplifies all", () => {
+  const programs = [
+    toSsa(normalize(SUM())),
+    toSsa(normalize(fn([[0, [
+      set(r("rax"), bin("add", r("rdi"), c(2))),
+      set(r("rdx"), bin("sub", r("rax"), c(2))),
+      set(r("rcx"), bin("add", bin("add", r("rdx"), r("rdx")), c(0))),
+      store(r("rsi"), bin("xor", r("rcx"), r("rcx"))),
+    ], ret(bin("mul", r("rcx"), c(1)))]]))),
+  ];
+  for (const p of programs) {
+    let cur = eliminateDeadCode(propagateOnce(simplifyAll(p)).fn);
+    for (let round = 0; round < 4; round++) {
+      const partial = propagateOnce(cur, true);
+      const full = propagateOnce(cur, false);
+      assert.deepEqual(partial, full);
+      cur = eliminateDeadCode(full.fn);
+    }
+  }
 });

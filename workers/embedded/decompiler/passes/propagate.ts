@@ -5,11 +5,22 @@
  * between. Then every expression is simplified.
  */
 
-import { type Expr, forEachChild, type IrFunction, mapChildren, type Stmt, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrBlock,
+  type IrFunction,
+  mapChildren,
+  mapStmt,
+  mapTerm,
+  type Stmt,
+  type Var,
+  varKey,
+} from "../ir.ts";
 import { eliminateDeadCode } from "./dead.ts";
 import { substitute } from "../ssa.ts";
 import { simplify } from "./simplify.ts";
-import { countUses, exprSize, readsMemory } from "./uses.ts";
+import { countUses, exprLarger, readsMemory } from "./uses.ts";
 
 const MAX_INLINED_SIZE = 40;
 
@@ -22,21 +33,31 @@ function cheap(e: Expr): boolean {
 const barrier = (s: Stmt) =>
   s.k === "store" || s.k === "call" || s.k === "asm" || (s.k === "set" && s.dst.k === "slot");
 
-/** One round of propagation; returns the rewritten function and whether anything changed. */
-export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolean } {
+/**
+ * One round of propagation; returns the rewritten function and whether anything changed. With
+ * `simplified`, every expression of `fn` is already simplified (the previous round's output):
+ * only the statements this round rewrites are simplified again.
+ */
+export function propagateOnce(
+  fn: IrFunction,
+  simplified = false,
+): { fn: IrFunction; changed: boolean } {
   const uses = countUses(fn);
   const inline = new Map<string, Expr>();
+  // The variable of each key in `inline` (for the size limit below).
+  const inlined = new Map<string, Var>();
   for (const b of fn.blocks.values()) {
     b.stmts.forEach((s, i) => {
       if (s.k !== "set" || s.dst.k === "slot") return;
       const key = varKey(s.dst);
       const n = uses.count.get(key) ?? 0;
       if (n === 0) return;
+      inlined.set(key, s.dst);
       if (cheap(s.src) && !readsMemory(s.src)) {
         inline.set(key, s.src);
         return;
       }
-      if (n !== 1 || uses.inPhi.has(key) || exprSize(s.src) > MAX_INLINED_SIZE) return;
+      if (n !== 1 || uses.inPhi.has(key) || exprLarger(s.src, MAX_INLINED_SIZE)) return;
       if (s.src.k === "intr" && s.src.name.startsWith("__flags_")) return;
       if (!readsMemory(s.src)) {
         inline.set(key, s.src);
@@ -55,13 +76,18 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
   const tainted = (e: Expr, depth: number): boolean => {
     if (depth > 64) return true;
     if (readsMemory(e)) return true;
+    return taintedVars(e, depth);
+  };
+  // The same below a node that reads no memory (its subexpressions read none either).
+  const taintedVars = (e: Expr, depth: number): boolean => {
+    if (depth > 64) return true;
     if (e.k === "reg" || e.k === "tmp") {
       const r = inline.get(varKey(e));
       return r !== undefined && tainted(r, depth + 1);
     }
     let t = false;
     forEachChild(e, (c) => {
-      if (!t && tainted(c, depth + 1)) t = true;
+      if (!t && taintedVars(c, depth + 1)) t = true;
     });
     return t;
   };
@@ -104,7 +130,7 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
     forEachChild(e, (ch) => (n += sizeOf(ch, depth + 1)));
     return n;
   };
-  for (const key of [...inline.keys()]) sizeOf(parseKey(key), 0);
+  for (const key of [...inline.keys()]) sizeOf(inlined.get(key)!, 0);
   if (inline.size === 0) return { fn, changed: false };
   const resolve = (e: Expr, depth: number): Expr => {
     if (depth > 64) return e;
@@ -144,14 +170,41 @@ export function propagateOnce(fn: IrFunction): { fn: IrFunction; changed: boolea
     return undefined;
   });
   // Definitions whose every use was replaced are now dead; DCE removes them.
-  return { fn: simplifyAll(out), changed: true };
+  return { fn: simplified ? simplifyChanged(fn, out) : simplifyAll(out), changed: true };
 }
 
-/** A variable reference with the given {@link varKey} (its size does not matter here). */
-function parseKey(key: string): Expr {
-  if (key.startsWith("t")) return { k: "tmp", id: Number(key.slice(1)), size: 0 };
-  const [name, ver] = key.split(".");
-  return { k: "reg", name: name!, size: 0, ...(ver !== undefined ? { ver: Number(ver) } : {}) };
+/**
+ * Simplifies what {@link substitute} rewrote in `after` (phis, statements and terminators that
+ * are not the same objects as in `before`); the rest is simplified already, and simplifying a
+ * simplified expression gives it back.
+ */
+function simplifyChanged(before: IrFunction, after: IrFunction): IrFunction {
+  const blocks = new Map<number, IrBlock>();
+  for (const [k, b] of after.blocks) {
+    const old = before.blocks.get(k);
+    if (b === old || !old) {
+      blocks.set(k, old ? b : simplifyBlock(b));
+      continue;
+    }
+    const phis = b.phis === old.phis
+      ? b.phis
+      : b.phis.map((p, i) => p === old.phis[i] ? p : { dst: p.dst, args: p.args.map(simplify) });
+    const stmts = b.stmts === old.stmts
+      ? b.stmts
+      : b.stmts.map((s, i) => s === old.stmts[i] ? s : mapStmt(s, simplify));
+    const term = b.term === old.term ? b.term : mapTerm(b.term, simplify);
+    blocks.set(k, { ...b, phis, stmts, term });
+  }
+  return { ...after, blocks };
+}
+
+function simplifyBlock(b: IrBlock): IrBlock {
+  return {
+    ...b,
+    phis: b.phis.map((p) => ({ dst: p.dst, args: p.args.map(simplify) })),
+    stmts: b.stmts.map((s) => mapStmt(s, simplify)),
+    term: mapTerm(b.term, simplify),
+  };
 }
 
 /** Simplifies every expression of `fn`. */
@@ -164,15 +217,20 @@ export function simplifyAll(fn: IrFunction): IrFunction {
 
 /**
  * Propagation and dead-code elimination, round after round until nothing changes (at most 64
- * rounds); `check` runs between rounds (the budget: it throws to stop).
+ * rounds); `check` runs between rounds with the function so far (the budget: it throws to stop,
+ * and may keep what it was given, a correct program).
  */
-export function propagate(fn: IrFunction, check: () => unknown = () => {}): IrFunction {
+export function propagate(
+  fn: IrFunction,
+  check: (sofar: IrFunction) => unknown = () => {},
+): IrFunction {
   let cur = fn;
   for (let round = 0; round < 64; round++) {
-    const r = propagateOnce(cur);
+    // The first round simplifies everything (earlier passes leave unsimplified expressions).
+    const r = propagateOnce(cur, round > 0);
     cur = eliminateDeadCode(r.fn);
     if (!r.changed) break;
-    check();
+    check(cur);
   }
   return cur;
 }

@@ -61,3 +61,14 @@ export function exprSize(e: Expr): number {
   forEachChild(e, (c) => (n += exprSize(c)));
   return n;
 }
+
+/** Whether `e` has more than `limit` nodes (counting stops there). */
+export function exprLarger(e: Expr, limit: number): boolean {
+  let n = 0;
+  const visit = (x: Expr): void => {
+    if (++n > limit) return;
+    forEachChild(x, visit);
+  };
+  visit(e);
+  return n > limit;
+}

@@ -89,3 +89,14 @@ export function structure<B, C>(
     return { ...flat, warnings: [...flat.warnings, why], steps: meter.steps };
   }
 }
+
+/**
+ * The plain goto form of `graph` (one label per block, every edge that does not fall through a
+ * `goto`): linear in the graph's size, for callers out of time for {@linkcode structure}.
+ */
+export function gotoOnly<B, C>(
+  graph: Graph<B, C>,
+  isEmpty: (body: B) => boolean = defaultIsEmpty,
+): Structured<B, C> {
+  return { ...gotoForm(graph, isEmpty), steps: 0 };
+}

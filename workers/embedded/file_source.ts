@@ -1,0 +1,122 @@
+/**
+ * A file read on demand, for the format parsers: what they are told to keep (loaded segments,
+ * symbol and string tables) is read once and held; anything else they touch (headers, section
+ * names, debug directory entries) goes through a small page cache. Bytes nobody asks for — debug
+ * sections, overlays, padding — are never read, so opening a file costs memory for what the
+ * engine keeps, not for the file.
+ *
+ * Reads are synchronous because the parsers are; a file is open only while it is parsed.
+ */
+import { RemcpError } from "../../src/errors.ts";
+import { type ByteSource, type ByteWindow, freshWindow, mergeRanges } from "./formats/_source.ts";
+import { lastAtOrBefore } from "./formats/_sorted.ts";
+
+/** Page size of the cache for reads outside the kept ranges. */
+const PAGE = 64 * 1024;
+/** Pages cached at most (4 MiB): headers and name tables, never a whole large table. */
+const MAX_PAGES = 64;
+
+/** A {@link ByteSource} over an open file; close it (or `using` it) when parsing is done. */
+export class FileSource implements ByteSource, Disposable {
+  readonly path: string;
+  readonly length: number;
+  /** Bytes read from the file so far, kept ranges and cache pages together. */
+  bytesRead = 0;
+  readonly #file: Deno.FsFile;
+  /** Kept ranges, sorted and disjoint. */
+  #kept: ByteWindow[] = [];
+  /** Cached pages by index, least recently used first. */
+  readonly #pages = new Map<number, ByteWindow>();
+
+  private constructor(path: string, file: Deno.FsFile, length: number) {
+    this.path = path;
+    this.#file = file;
+    this.length = length;
+  }
+
+  /** Opens `path` for reading; its size is taken now. */
+  static open(path: string): FileSource {
+    const file = Deno.openSync(path, { read: true });
+    try {
+      return new FileSource(path, file, file.statSync().size);
+    } catch (err) {
+      file.close();
+      throw err;
+    }
+  }
+
+  window(off: number, len: number): ByteWindow {
+    const kept = this.#keptHolding(off, len);
+    if (kept) return kept;
+    const index = Math.floor(off / PAGE);
+    if (off + len <= (index + 1) * PAGE) return this.#page(index);
+    // A value across a page boundary: read just it.
+    return freshWindow(off, this.#readAt(off, len));
+  }
+
+  read(off: number, len: number): Uint8Array {
+    const w = this.#keptHolding(off, len) ??
+      (Math.floor(off / PAGE) === Math.floor((off + len - 1) / PAGE) && len > 0
+        ? this.#page(Math.floor(off / PAGE))
+        : undefined);
+    if (w) return w.bytes.subarray(off - w.base, off - w.base + len);
+    return this.#readAt(off, len);
+  }
+
+  keep(ranges: readonly { offset: number; size: number }[]): void {
+    const all = [...this.#kept.map((w) => ({ offset: w.base, size: w.bytes.length })), ...ranges];
+    this.#kept = mergeRanges(all, this.length).map((m) => {
+      const same = this.#kept.find((w) => w.base === m.offset && w.bytes.length === m.size);
+      return same ?? freshWindow(m.offset, this.#readAt(m.offset, m.size));
+    });
+  }
+
+  /** Closes the file; kept bytes already handed out stay valid. */
+  close(): void {
+    this.#file.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #keptHolding(off: number, len: number): ByteWindow | undefined {
+    const w = this.#kept[lastAtOrBefore(this.#kept, off, (k) => k.base)];
+    return w && off + len <= w.base + w.bytes.length ? w : undefined;
+  }
+
+  #page(index: number): ByteWindow {
+    const hit = this.#pages.get(index);
+    if (hit) {
+      this.#pages.delete(index);
+      this.#pages.set(index, hit);
+      return hit;
+    }
+    const base = index * PAGE;
+    const w = freshWindow(base, this.#readAt(base, Math.min(PAGE, this.length - base)));
+    this.#pages.set(index, w);
+    if (this.#pages.size > MAX_PAGES) this.#pages.delete(this.#pages.keys().next().value!);
+    return w;
+  }
+
+  /** Exactly the bytes [off, off+len); a file that shrank since it was opened is an error. */
+  #readAt(off: number, len: number): Uint8Array<ArrayBuffer> {
+    const out = new Uint8Array(len);
+    this.#file.seekSync(off, Deno.SeekMode.Start);
+    let at = 0;
+    while (at < len) {
+      const n = this.#file.readSync(out.subarray(at));
+      if (n === null) {
+        throw new RemcpError(
+          "OpenFailed",
+          `${this.path} changed while it was being opened (it is now shorter than ` +
+            `${this.length} bytes): open it again once it is complete`,
+          { path: this.path, offset: off + at },
+        );
+      }
+      at += n;
+    }
+    this.bytesRead += len;
+    return out;
+  }
+}
