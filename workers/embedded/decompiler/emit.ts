@@ -264,6 +264,10 @@ export class Printer {
       }
       case "trunc": {
         const ty = uintType(e.size);
+        // Part of a float variable is part of its bits, not of its value converted.
+        if (this.#isFloat(e.a)) {
+          return { t: `(${typeName(ty)})${this.#as(e.a, uintType(e.a.size), CAST)}`, p: CAST, ty };
+        }
         return { t: this.#cast(this.#p(e.a), ty), p: CAST, ty };
       }
       case "select": {
@@ -279,7 +283,12 @@ export class Printer {
       case "intr":
         if (FLOAT_OPS[e.name]) return this.#float(e);
         return {
-          t: `${e.name}(${e.args.map((a) => this.expr(a, 2)).join(", ")})`,
+          // Other intrinsics take registers' bits: a float variable goes in as its bits, not
+          // converted to an integer value.
+          t: `${e.name}(${
+            e.args.map((a) => this.#isFloat(a) ? this.#as(a, uintType(a.size), 2) : this.expr(a, 2))
+              .join(", ")
+          })`,
           p: ATOM,
           ty: e.size === 1 && e.name.startsWith("__f") ? BOOL : uintType(e.size),
         };

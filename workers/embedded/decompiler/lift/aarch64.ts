@@ -33,6 +33,12 @@ const BIT_OPS: Record<string, string> = {
   rbit: "__rbit",
   rev: "__bswap",
 };
+// Vector instructions that act on the register's bits as a whole.
+const VECTOR_BITWISE = /^(and|orr|eor|bic|orn|mov|mvn|not)$/;
+// Vector instructions that read their destination: accumulations, bit inserts, selects, the
+// immediate forms of orr and bic, and the narrowing "2" forms that fill the upper half.
+const READS_DESTINATION =
+  /^(mla|mls|bsl|bit|bif|sli|sri|usra|ssra|ursra|srsra|uaba|saba|[su]mlal2?|[su]mlsl2?|[su]abal2?|[su]adalp|fmla|fmls|tbx|orr|bic|xtn2|sqxtn2|uqxtn2|sqxtun2|[su]?shrn2|rshrn2|fcvtn2|addhn2|subhn2)$/;
 const LOAD = /^(ldr|ldur|ldar|ldapr|ldapur|ldlar|ldtr)(b|h|sb|sh|sw)?$/;
 const STORE = /^(str|stur|stlr|stlur|sttr|stllr)(b|h)?$/;
 const PAIR = /^(ldp|stp|ldnp|stnp|ldpsw|ldiapp|stilp)$/;
@@ -306,6 +312,12 @@ export class Aarch64Lifter {
     }
     if (dst === undefined && !/^(st|cm|tst|fcm|ccm|fccm|svc)/.test(m)) return false;
 
+    // Lane-wise vector arithmetic (`add v0.4s, v1.4s, v2.4s`) carries nothing across lanes: an
+    // intrinsic per arrangement, not a 128-bit integer operation. Bitwise operations and whole
+    // moves are the same on the register's bits and stay plain.
+    if (ops.some(isArranged) && !(VECTOR_BITWISE.test(m) && !ops.some((o) => o.k === "imm"))) {
+      return this.#floatOrVector(m, ops);
+    }
     const load = LOAD.exec(m);
     if (load) return this.#load(load[2], ops);
     const store = STORE.exec(m);
@@ -409,7 +421,8 @@ export class Aarch64Lifter {
         if (m === "ands" || m === "bics" || m === "tst") this.#setFlags("logic", a, bt, res);
         return undefined;
       }
-      case "mvn": {
+      case "mvn":
+      case "not": {
         this.writeReg(dst!, un("not", this.read(o1, size)));
         return undefined;
       }
@@ -793,7 +806,8 @@ export class Aarch64Lifter {
     if (!family.test(m) && !ops.every((o) => o.k === "reg" || o.k === "imm")) return false;
     if (rest.some((o) => o.k === "mem" || o.k === "other")) return false;
     const size = Aarch64Lifter.size(o0.name);
-    const args = rest.map((o) => {
+    const sources = READS_DESTINATION.test(m) && isArranged(o0) ? [o0, ...rest] : rest;
+    const args = sources.map((o) => {
       if (o.k === "reg") {
         const r = this.readReg(o.name);
         return o.shift ? this.#shifted(r, o.shift, r.size) : r;
@@ -802,6 +816,18 @@ export class Aarch64Lifter {
       if (o.k === "elem") return this.#lane(o);
       throw new Unmodelled();
     });
+    // A by-element form (`fmul v0.2d, v1.2d, v2.d[0]`, `mla v0.4s, v1.4s, v2.s[1]`) uses the
+    // one lane in every lane: the element broadcast as `dup` does, at the arrangement of the
+    // vector source before it.
+    if (isArranged(o0) && !/^(dup|ins|mov|umov|smov)$/.test(m)) {
+      sources.forEach((o, i) => {
+        if (o.k !== "elem") return;
+        const like = sources.slice(0, i).reverse().find(isArranged) ?? o0;
+        const arr = /\.(\d+[bhsd])$/.exec((like as { name: string }).name)![1]!;
+        const bytes = arr === "16b" || arr === "8h" || arr === "4s" || arr === "2d" ? 16 : 8;
+        args[i] = { k: "intr", name: `__dup_${arr}`, args: [args[i]!], size: bytes };
+      });
+    }
     // A vector operation's lanes come from its arrangement: `cnt v0.8b` is `__cnt_8b`.
     const lanes = ops.map((o) => o.k === "reg" ? /\.(\d+[bhsd])$/.exec(o.name)?.[1] : undefined)
       .find((x) => x !== undefined);
@@ -954,6 +980,11 @@ function rotate(v: Expr, n: number): Expr {
   const k = ((n % bits) + bits) % bits;
   if (k === 0) return v;
   return bin("or", bin("shr", v, constant(k, 1)), bin("shl", v, constant(bits - k, 1)));
+}
+
+/** A vector register operand with an arrangement (`v0.4s`): its lanes are separate values. */
+function isArranged(o: A64Operand): boolean {
+  return o.k === "reg" && /^v\d+\.\d+[bhsd]$/.test(o.name);
 }
 
 function imm(value: number): A64Operand {

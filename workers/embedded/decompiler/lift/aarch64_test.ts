@@ -443,3 +443,44 @@ Deno.test("Aarch64Lifter reads and writes single vector lanes", async () => {
   const f = (await exec("8300af9e2500ae9e", { v1_hi: 0x42, v3: 1, v3_hi: 2, x4: 0x77 })).s;
   assertEquals([f.vars.get("v3"), f.vars.get("v3_hi"), x(f, 5)], [1n, 0x77n, 0x42n]);
 });
+
+Deno.test("Aarch64Lifter lane-wise vector arithmetic is one intrinsic per arrangement", async () => {
+  // add v0.4s, v1.4s, v2.4s; mla v3.4s, v4.4s, v5.4s; fmul v6.2d, v7.2d, v8.d[1];
+  // bic v9.4s, #0xff; eor v10.16b, v11.16b, v12.16b
+  const { stmts, lifted, count } = await lift("2084a24e8394a54ee698c84fe917076f6a1d2c6e");
+  assertEquals(lifted, count);
+  const s = stateOf({
+    v1: 0xffffffffn,
+    v1_hi: 0,
+    v2: 1,
+    v2_hi: 0,
+    v3: 7,
+    v3_hi: 0,
+    v4: 0,
+    v4_hi: 0,
+    v5: 0,
+    v5_hi: 0,
+    v7: 0,
+    v7_hi: 0,
+    v8: 1,
+    v8_hi: 0x22,
+    v9: 0x1ff,
+    v9_hi: 0,
+    v11: 0xf0n,
+    v11_hi: 0x0fn,
+    v12: 0xffn,
+    v12_hi: 0xffn,
+  });
+  run(s, stmts);
+  // No 128-bit addition carries lane 0's overflow into lane 1: the addition is __add_4s.
+  const names = s.effects.map((e) => e.name);
+  assertEquals(names, ["__add_4s", "__mla_4s", "__dup_2d", "__fmul_2d", "__bic_4s"]);
+  assertEquals(s.effects[0]!.args, [0xffffffffn, 1n]);
+  // mla and the immediate bic read their destination first.
+  assertEquals(s.effects[1]!.args, [7n, 0n, 0n]);
+  assertEquals(s.effects[4]!.args, [0x1ffn, 0xffn]);
+  // The by-element operand is lane 1 of v8, broadcast.
+  assertEquals(s.effects[2]!.args, [0x22n]);
+  // Bitwise operations act on the whole register and stay plain.
+  assertEquals([s.vars.get("v10"), s.vars.get("v10_hi")], [0x0fn, 0xf0n]);
+});
