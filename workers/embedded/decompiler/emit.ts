@@ -349,18 +349,29 @@ export class Printer {
           p: 3,
           ty: ft(e.size),
         };
+      case "__fminimum":
+        return call("fminimum");
+      case "__fmaximum":
+        return call("fmaximum");
+      case "__fminnum":
+        return call("fmin");
+      case "__fmaxnum":
+        return call("fmax");
       case "__fconv":
         return { t: `(${typeName(ft(e.size))})${arg(0, CAST)}`, p: CAST, ty: ft(e.size) };
-      case "__itof": {
+      case "__itof":
+      case "__utof": {
         const a = e.args[0]!;
-        const src = this.#as(a, { size: a.size, kind: "int" }, CAST);
+        const kind = e.name === "__itof" ? "int" : "uint";
+        const src = this.#as(a, { size: a.size, kind }, CAST);
         return { t: `(${typeName(ft(e.size))})${src}`, p: CAST, ty: ft(e.size) };
       }
       case "__ftoi":
+      case "__ftou":
       case "__ftoi_rint": {
-        const ty: CType = { size: e.size, kind: "int" };
+        const ty: CType = { size: e.size, kind: e.name === "__ftou" ? "uint" : "int" };
         const from = e.args[0]!.size;
-        const a = e.name === "__ftoi"
+        const a = e.name !== "__ftoi_rint"
           ? arg(0, CAST)
           : `rint${from === 4 ? "f" : from === 10 ? "l" : ""}(${arg(0, 2)})`;
         return { t: `(${typeName(ty)})${a}`, p: CAST, ty };

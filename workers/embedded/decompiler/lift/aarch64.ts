@@ -895,8 +895,9 @@ function fop(name: string, args: Expr[], size: number): Expr {
  * C shows `double` and `float` arithmetic; undefined for an instruction with no exact
  * counterpart there (it stays `__<mnemonic>`).
  * `__fadd`, `__fsub`, `__fmul`, `__fdiv`, `__fneg`, `__fabs` and `__fsqrt` already carry
- * float.ts's names. So do fmin and fmax, though not its meaning where an operand is NaN or both
- * are zeros (AArch64 gives the NaN and -0.0, SSE the second operand): a known difference.
+ * float.ts's names. fmin and fmax are not SSE's `__fmin`/`__fmax` (the second operand when one
+ * is NaN or both are zeros): they give the NaN and order -0.0 below +0.0, float.ts's
+ * `__fminimum`/`__fmaximum`; fminnm and fmaxnm are its `__fminnum`/`__fmaxnum`.
  */
 function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   const float = (e: Expr | undefined) => e !== undefined && (e.size === 4 || e.size === 8);
@@ -912,6 +913,13 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
     return float(a) ? scalarFloat(m, [fop("__fmul", [a, scale(a.size)], a.size)], size) : undefined;
   }
   switch (m) {
+    case "fmin":
+    case "fmax":
+    case "fminnm":
+    case "fmaxnm":
+      return args.length === 2 && float(a) && a?.size === size && b?.size === size
+        ? fop(MIN_MAX[m]!, args, size)
+        : undefined;
     case "fnmul":
       // -(a * b): negating the rounded product is the same value.
       return args.length === 2 && float(a) && a?.size === size
@@ -925,17 +933,18 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
     case "ucvtf":
       if (args.length !== 1 || !(size === 4 || size === 8) || !a) return undefined;
       // An unsigned 32-bit source is a signed 64-bit one after zero extension; a 64-bit one
-      // has no exact signed form.
+      // is C's conversion of a uint64_t, rounded the same way.
       if (m === "scvtf") return fop("__itof", args, size);
-      return a.size === 4 ? fop("__itof", [ext(a, 8, false)], size) : undefined;
+      return a.size === 4 ? fop("__itof", [ext(a, 8, false)], size) : fop("__utof", args, size);
     case "fcvtzs":
       return args.length === 1 && float(a) ? fop("__ftoi", args, size) : undefined;
     case "fcvtzu":
       // Into 32 bits: the truncation toward zero as a 64-bit signed value, whose low half
       // it is for every value in range.
-      return args.length === 1 && float(a) && size === 4
+      if (args.length !== 1 || !float(a)) return undefined;
+      return size === 4
         ? { k: "trunc", a: fop("__ftoi", args, 8), size: 4 }
-        : undefined;
+        : fop("__ftou", args, 8);
     case "fmadd":
     case "fmsub":
     case "fnmadd":
@@ -950,6 +959,13 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   }
   return undefined;
 }
+
+const MIN_MAX: Record<string, string> = {
+  fmin: "__fminimum",
+  fmax: "__fmaximum",
+  fminnm: "__fminnum",
+  fmaxnm: "__fmaxnum",
+};
 
 const SHIFTS: Record<string, BinOp> = { lsl: "shl", lsr: "shr", asr: "sar" };
 

@@ -325,8 +325,16 @@ Deno.test("Aarch64Lifter scalar conversions and fused multiply-adds as float.ts'
   );
   // ucvtf d0, w1: an unsigned 32-bit value is a signed 64-bit one
   assertEquals(await op("2000631e"), "__itof(zext8(trunc4(x1))):8");
-  // ucvtf d0, x1 has no signed form: it stays the mnemonic's intrinsic
-  assertEquals(await op("2000639e"), "__ucvtf(x1):8");
+  // ucvtf d0, x1: C's conversion of a uint64_t
+  assertEquals(await op("2000639e"), "__utof(x1):8");
+  // fcvtzu x2, d13: to a uint64_t
+  assertEquals(await op("a201799e"), "__ftou(v13):8");
+  // fmin d0, d1, d2 and fmax s3, s4, s5: IEEE minimum/maximum (a NaN wins, -0.0 < +0.0), not
+  // SSE's __fmin/__fmax; fminnm d6, d7, d8 and fmaxnm d9, d10, d11: minNum/maxNum (C's fmin)
+  assertEquals(await op("2058621e"), "__fminimum(v1, v2):8");
+  assertEquals(await op("8348251e"), "__fmaximum(trunc4(v4), trunc4(v5)):4");
+  assertEquals(await op("e678681e"), "__fminnum(v7, v8):8");
+  assertEquals(await op("49696b1e"), "__fmaxnum(v10, v11):8");
   // fcvtzu w0, d1
   assertEquals(await op("2000791e"), "trunc4(__ftoi(v1):8)");
   // fcvt s0, d1
