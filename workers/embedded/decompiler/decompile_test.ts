@@ -156,6 +156,16 @@ Deno.test("decompile() passes AAPCS64's hidden result address (x8) and stack arg
   assert.match(caller.code, /0x3044\)\([^;]*local_30, 1, 2, 3, 4, 5, 6, 7, 9, 0xa\);/);
 });
 
+Deno.test("decompile() gives a shifted constant its width (C would shift an int)", async () => {
+  // mov x8, #1; lsl x0, x8, x0; ret
+  const f = render(
+    decompile(await straight("280080d20021c09ac0035fd6", 64, "aarch64")),
+    "f",
+    names,
+  );
+  assert.match(f.code, /return \(uint64_t\)1 << \(arg1 & 0x3f\);/);
+});
+
 Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", async () => {
   // long double h(double *p) { return *p * 2; }: mov eax, [esp+4]; fld qword [eax];
   //   fadd st(0), st(0); ret

@@ -470,14 +470,16 @@ export class Printer {
     const bothSigned = a.ty.kind === "int" && a.ty.size === size &&
       (bt === undefined || (bt.kind === "int" && bt.size === size));
     const ty: CType = { size, kind: signed || (ring && bothSigned) ? "int" : "uint" };
-    const left = this.#as(e.a, ty, prec);
+    const shift = e.op === "shl" || e.op === "shr" || e.op === "sar";
+    // A shifted constant has its own type in C (`1 << n` shifts an int): give it the width.
+    const left = shift && e.a.k === "const" && size >= 4
+      ? `(${typeName(ty)})${this.#constant(e.a.value, size).t}`
+      : this.#as(e.a, ty, prec);
     if (e.op === "add" || e.op === "sub") {
       const b = this.#offset(e.b, e.op, ty);
       return this.#narrow({ t: `${left} ${b.sym} ${b.t}`, p: prec, ty }, e.size);
     }
-    const right = e.op === "shl" || e.op === "shr" || e.op === "sar"
-      ? this.expr(e.b, prec + 1)
-      : this.#as(e.b, ty, prec + 1);
+    const right = shift ? this.expr(e.b, prec + 1) : this.#as(e.b, ty, prec + 1);
     return this.#narrow({ t: `${left} ${sym} ${right}`, p: prec, ty }, e.size);
   }
 
