@@ -416,6 +416,29 @@ REMCP_FALL(fcmeq, a == b, 1)
 REMCP_FALL(fcmge, a >= b, 1)
 REMCP_FALL(fcmgt, a > b, 1)
 
+/* uzp1/uzp2: the even (odd) lanes of x then of y; zip1/zip2: the low (high) halves of x and y,
+   lanes interleaved. */
+#define REMCP_PERMUTE(name, lane, total, T, pick)                                        \
+  static inline T name(remcp_vec x, remcp_vec y) {                                       \
+    remcp_vec r = 0;                                                                     \
+    int n = (total) / (lane);                                                            \
+    for (int i = 0; i < n; i++) r = remcp_put(r, lane, i, pick);                         \
+    return (T)r;                                                                         \
+  }
+#define REMCP_UZP1(lane) (i < n / 2 ? remcp_get(x, lane, 2 * i) : remcp_get(y, lane, 2 * (i - n / 2)))
+#define REMCP_UZP2(lane) (i < n / 2 ? remcp_get(x, lane, 2 * i + 1) : remcp_get(y, lane, 2 * (i - n / 2) + 1))
+#define REMCP_ZIP1(lane) (i % 2 == 0 ? remcp_get(x, lane, i / 2) : remcp_get(y, lane, i / 2))
+#define REMCP_ZIP2(lane) (i % 2 == 0 ? remcp_get(x, lane, n / 2 + i / 2) : remcp_get(y, lane, n / 2 + i / 2))
+#define REMCP_PERMUTE_ALL(op, pick)                                                      \
+  REMCP_PERMUTE(__##op##_8b, 1, 8, uint64_t, pick(1)) REMCP_PERMUTE(__##op##_16b, 1, 16, remcp_vec, pick(1)) \
+  REMCP_PERMUTE(__##op##_4h, 2, 8, uint64_t, pick(2)) REMCP_PERMUTE(__##op##_8h, 2, 16, remcp_vec, pick(2)) \
+  REMCP_PERMUTE(__##op##_2s, 4, 8, uint64_t, pick(4)) REMCP_PERMUTE(__##op##_4s, 4, 16, remcp_vec, pick(4)) \
+  REMCP_PERMUTE(__##op##_2d, 8, 16, remcp_vec, pick(8))
+REMCP_PERMUTE_ALL(uzp1, REMCP_UZP1)
+REMCP_PERMUTE_ALL(uzp2, REMCP_UZP2)
+REMCP_PERMUTE_ALL(zip1, REMCP_ZIP1)
+REMCP_PERMUTE_ALL(zip2, REMCP_ZIP2)
+
 /* Long operations: lanes of the low half ("2": the upper half) of each source, widened to twice
    their size (signed or not), then combined; smlal/umlal add into the destination (first). */
 #define REMCP_LONG(name, to, sign, upper, body)                                          \

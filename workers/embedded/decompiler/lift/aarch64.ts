@@ -310,6 +310,8 @@ export class Aarch64Lifter {
       this.#setLane(o0, fit(value, o0.unit, false));
       return undefined;
     }
+    const list = /^(ld|st)([12])$/.exec(m);
+    if (list && o0?.k === "other") return this.#vectorList(list[1] === "ld", Number(list[2]), ops);
     if (dst === undefined && !/^(st|cm|tst|fcm|ccm|fccm|svc)/.test(m)) return false;
 
     // Lane-wise vector arithmetic (`add v0.4s, v1.4s, v2.4s`) carries nothing across lanes: an
@@ -739,6 +741,53 @@ export class Aarch64Lifter {
     this.#writeback(mem, addr, post);
     this.writeReg(r1.name, fit(a, size, m === "ldpsw"));
     this.writeReg(r2.name, fit(b, size, m === "ldpsw"));
+    return undefined;
+  }
+
+  /**
+   * `ld1`/`st1` of one to four whole registers (consecutive in memory) and `ld2`/`st2` of two
+   * (interleaved: `ld2 {v0.4s, v1.4s}` loads even elements into v0 and odd ones into v1, which
+   * is `uzp1`/`uzp2` of the two consecutive vectors; `st2` stores `zip1`/`zip2`).
+   */
+  #vectorList(load: boolean, n: number, ops: A64Operand[]): undefined | false {
+    const [list, mem, post] = ops;
+    if (list?.k !== "other" || mem?.k !== "mem") return false;
+    const regs = /^\{(.*)\}$/.exec(list.text)?.[1]?.split(",").map((r) => r.trim().toLowerCase());
+    if (!regs || regs.length === 0 || regs.length > 4 || (n === 2 && regs.length !== 2)) {
+      return false;
+    }
+    const arrs = regs.map((r) => /^v\d+\.(\d+[bhsd])$/.exec(r)?.[1]);
+    const arr = arrs[0];
+    if (arr === undefined || arrs.some((a) => a !== arr)) return false;
+    const bytes = Aarch64Lifter.size(regs[0]!);
+    const addr = this.#tmp(this.address(mem));
+    const at = (i: number) => i === 0 ? addr : bin("add", addr, constant(i * bytes, 8));
+    const pair = (name: string, a: Expr, b: Expr): Expr => ({
+      k: "intr",
+      name: `__${name}_${arr}`,
+      args: [a, b],
+      size: bytes,
+    });
+    if (load) {
+      const values = regs.map((_, i) => this.#tmp({ k: "load", addr: at(i), size: bytes }));
+      this.#writeback(mem, addr, post);
+      if (n === 2) {
+        const [a, b] = values as [Tmp, Tmp];
+        values[0] = this.#tmp(pair("uzp1", a, b));
+        values[1] = this.#tmp(pair("uzp2", a, b));
+      }
+      regs.forEach((r, i) => this.writeReg(r, values[i]!));
+      return undefined;
+    }
+    let values = regs.map((r) => this.#tmp(this.readReg(r)));
+    if (n === 2) {
+      const [a, b] = values as [Tmp, Tmp];
+      values = [this.#tmp(pair("zip1", a, b)), this.#tmp(pair("zip2", a, b))];
+    }
+    values.forEach((v, i) => {
+      this.#out.push({ k: "store", addr: at(i), value: v, size: bytes, at: this.#at });
+    });
+    this.#writeback(mem, addr, post);
     return undefined;
   }
 

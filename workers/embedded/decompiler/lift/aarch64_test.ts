@@ -492,3 +492,17 @@ Deno.test("Aarch64Lifter lane-wise vector arithmetic is one intrinsic per arrang
   // Bitwise operations act on the whole register and stay plain.
   assertEquals([s.vars.get("v10"), s.vars.get("v10_hi")], [0x0fn, 0xf0n]);
 });
+
+Deno.test("Aarch64Lifter loads and stores vector lists, ld2/st2 as uzp/zip of whole vectors", async () => {
+  // ld2 {v0.4s, v1.4s}, [x0]; st2 {v2.8b, v3.8b}, [x1], #16; ld1 {v4.16b, v5.16b}, [x2]
+  const { stmts, lifted, count } = await lift("0088404c22809f0c44a0404c");
+  assertEquals(lifted, count);
+  const s = stateOf({ x0: 0x100, x1: 0x200, x2: 0x300, v2: 0x22, v3: 0x33 });
+  for (let i = 0; i < 4; i++) writeMem(s, 0x300 + 8 * i, 8, BigInt(i + 1));
+  run(s, stmts);
+  assertEquals(s.effects.map((e) => e.name), ["__uzp1_4s", "__uzp2_4s", "__zip1_8b", "__zip2_8b"]);
+  assertEquals(s.effects[2]!.args, [0x22n, 0x33n]);
+  // Post-index writeback; ld1 fills consecutive registers.
+  assertEquals(x(s, 1), 0x210n);
+  assertEquals([s.vars.get("v4"), s.vars.get("v4_hi"), s.vars.get("v5")], [1n, 2n, 3n]);
+});
