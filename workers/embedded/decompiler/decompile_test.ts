@@ -156,6 +156,22 @@ Deno.test("decompile() passes AAPCS64's hidden result address (x8) and stack arg
   assert.match(caller.code, /0x3044\)\([^;]*local_30, 1, 2, 3, 4, 5, 6, 7, 9, 0xa\);/);
 });
 
+Deno.test("decompile() passes a double on the x86-32 stack as one argument", async () => {
+  // sub esp, 0x1c; fld qword [esp+0x20]; fstp qword [esp]; mov dword [esp+8], 3; call f;
+  // add esp, 0x1c; ret — f(double, int): the double fills two 4-byte slots.
+  const hex = "83ec1cdd442420dd1c24c744240803000000e8fb0f000083c41cc3";
+  const g = render(
+    decompile({
+      ...await straight(hex, 32),
+      summaryAt: (a) => a === 0x2012 ? { params: 2, returns: false } : undefined,
+    }),
+    "g",
+    names,
+  );
+  assert.match(g.code, /0x2012\)\((\(double\)\(long double\))?arg1, 3\);/);
+  assert.match(g.code, /^void g\(double arg1\)/);
+});
+
 Deno.test("decompile() gives a shifted constant its width (C would shift an int)", async () => {
   // mov x8, #1; lsl x0, x8, x0; ret
   const f = render(

@@ -430,13 +430,16 @@ export function stackArguments(
         want -= cc.args.length;
       }
       const args: Expr[] = [];
+      let at = base;
       for (let n = 0; want === undefined ? n < 16 : n < want; n++) {
-        const j = stores.get(base + n * cc.slot);
+        const j = stores.get(at);
         if (j === undefined) break;
         const st = b.stmts[j]!;
         if (st.k !== "store") break;
         args.push(st.value);
         removed.add(j);
+        // A double on the x86-32 stack (`fstp qword [esp]`) is one argument in two slots.
+        at += Math.max(1, Math.ceil(st.size / cc.slot)) * cc.slot;
       }
       replaced.set(i, { ...s, args: [...s.args.slice(0, -1), ...args, marker!] });
     });
