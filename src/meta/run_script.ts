@@ -30,6 +30,13 @@ export interface ScriptResult {
   stats: SandboxRunStats;
 }
 
+/**
+ * Least time between two progress notes about a script's invokes: a script may make 10,000
+ * invokes, and a note per invoke would be 10,000 messages to the client (each a write, and each a
+ * wake-up of the client) for no more information than ten a second give.
+ */
+export const INVOKE_PROGRESS_EVERY_MS = 100;
+
 /** Runs `run.code`; every invoke goes through `sup.callTool` as a call `via: "execute"`. */
 export async function runScript(
   sup: Host,
@@ -38,6 +45,7 @@ export async function runScript(
 ): Promise<ScriptResult> {
   if (run.database !== undefined) sup.pool.resolve(run.database, ctx.session);
   let invokes = 0;
+  let lastProgress = -Infinity;
   const globals: Record<string, GlobalValue> = { ...run.globals };
   if (run.database !== undefined) globals.database = run.database;
   const r = await sup.sandbox().run(run.code, {
@@ -59,7 +67,11 @@ export async function runScript(
       const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
       // The result's text is its value's JSON: the script gets it without a re-serialization.
       const value = new JsonText(resultJson(result, name));
-      ctx.progress(invokes, undefined, `${invokes} invokes`);
+      const now = performance.now();
+      if (now - lastProgress >= INVOKE_PROGRESS_EVERY_MS) {
+        lastProgress = now;
+        ctx.progress(invokes, undefined, `${invokes} invokes`);
+      }
       return value;
     },
   });

@@ -4,7 +4,8 @@
  */
 import { RemcpError, toErrorPayload } from "../errors.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
-import type { ChildMessage, GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
+import type { GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
+import type { ChildMessage } from "./child_messages.ts";
 import { type SandboxChild, spawnSandboxChild } from "./sandbox_child.ts";
 import { describeExit, SandboxProcess } from "./sandbox_process.ts";
 

@@ -2,7 +2,8 @@
  * The parent's side of one sandbox (a process or a thread): reads its protocol lines, hands each
  * message to the run in progress, and notices when it goes away.
  */
-import { type ChildMessage, type ParentMessage, parseChildMessage } from "./protocol.ts";
+import type { ParentMessage } from "./protocol.ts";
+import { type ChildMessage, parseChildMessage } from "./child_messages.ts";
 import type { ChildExit, SandboxChild } from "./sandbox_child.ts";
 
 /** The messages one run receives, and the process ending under it. */
