@@ -267,6 +267,24 @@ REMCP_FCMP(remcp_funordered, a != a || b != b)
 #define __feq(a, b) REMCP_FCMP_CALL(remcp_feq, a, b)
 #define __funordered(a, b) REMCP_FCMP_CALL(remcp_funordered, a, b)
 
+/* IEEE 754-2019 minimum and maximum (C23's fminimum/fmaximum, AArch64's fmin/fmax): a NaN
+   operand gives NaN, -0.0 is below +0.0. Defined here: not every C library declares them. */
+#define REMCP_MINMAX(name, T, lt)                                                        \
+  static inline T name(T a, T b) {                                                       \
+    if (a != a) return a + a;                                                            \
+    if (b != b) return b + b;                                                            \
+    if (a == b) return (signbit(a) != 0) == (lt) ? a : b;                                \
+    return (a < b) == (lt) ? a : b;                                                      \
+  }
+REMCP_MINMAX(remcp_fminimum, double, 1)
+REMCP_MINMAX(remcp_fminimumf, float, 1)
+REMCP_MINMAX(remcp_fmaximum, double, 0)
+REMCP_MINMAX(remcp_fmaximumf, float, 0)
+#define fminimum remcp_fminimum
+#define fminimumf remcp_fminimumf
+#define fmaximum remcp_fmaximum
+#define fmaximumf remcp_fmaximumf
+
 /* Bit casts between floating point and integers of the same size (the decompiler's C uses them
    where a value's bits are read as the other kind). */
 static inline double __as_double(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }

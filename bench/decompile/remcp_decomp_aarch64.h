@@ -221,4 +221,251 @@ REMCP_REV64(__rev64_8h, 2, 16, remcp_vec)
 REMCP_REV64(__rev64_2s, 4, 8, uint64_t)
 REMCP_REV64(__rev64_4s, 4, 16, remcp_vec)
 
+/* Lane-wise NEON operations, one function per arrangement (`__add_4s`): a and b are lane i of
+   each operand zero-extended, sa and sb the same sign-extended, n the lane's bit width. A
+   compare gives all ones or zero per lane. An immediate operand (a shift count, the zero of
+   `cmeq v0.4s, v1.4s, #0`) is the same in every lane. */
+static inline uint64_t remcp_lane_mask(int bytes) { return bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1; }
+static inline uint64_t remcp_shl(uint64_t a, int64_t s, int n) { return s >= n || s <= -n ? 0 : s >= 0 ? a << s : a >> -s; }
+static inline uint64_t remcp_sshl(int64_t a, int64_t s, int n) {
+  if (s >= n) return 0;
+  if (s <= -n) return (uint64_t)(a < 0 ? -1 : 0);
+  return s >= 0 ? (uint64_t)a << s : (uint64_t)(a >> -s);
+}
+#define REMCP_VLANES(name, lane, total, T, body)                                          \
+  static inline T name(remcp_vec x, remcp_vec y) {                                       \
+    remcp_vec r = 0;                                                                     \
+    int n = 8 * (lane);                                                                  \
+    for (int i = 0; i < (total) / (lane); i++) {                                         \
+      uint64_t a = remcp_get(x, lane, i), b = remcp_get(y, lane, i);                    \
+      int64_t sa = (int64_t)remcp_ext(a, lane, 1), sb = (int64_t)remcp_ext(b, lane, 1);  \
+      (void)sa; (void)sb; (void)n;                                                       \
+      r = remcp_put(r, lane, i, (uint64_t)(body));                                       \
+    }                                                                                    \
+    return (T)r;                                                                         \
+  }
+/* The same with b one value for every lane (an immediate). */
+#define REMCP_VLANES_IMM(name, lane, total, T, body)                                      \
+  static inline T name(remcp_vec x, uint64_t b) {                                        \
+    remcp_vec r = 0;                                                                     \
+    int n = 8 * (lane);                                                                  \
+    for (int i = 0; i < (total) / (lane); i++) {                                         \
+      uint64_t a = remcp_get(x, lane, i);                                                \
+      int64_t sa = (int64_t)remcp_ext(a, lane, 1), sb = (int64_t)remcp_ext(b, lane, 1);  \
+      (void)sa; (void)sb; (void)n;                                                       \
+      r = remcp_put(r, lane, i, (uint64_t)(body));                                       \
+    }                                                                                    \
+    return (T)r;                                                                         \
+  }
+#define REMCP_ALL(make, op, body)                                                        \
+  make(__##op##_8b, 1, 8, uint64_t, body) make(__##op##_16b, 1, 16, remcp_vec, body)     \
+  make(__##op##_4h, 2, 8, uint64_t, body) make(__##op##_8h, 2, 16, remcp_vec, body)      \
+  make(__##op##_2s, 4, 8, uint64_t, body) make(__##op##_4s, 4, 16, remcp_vec, body)      \
+  make(__##op##_2d, 8, 16, remcp_vec, body)
+#define REMCP_ONES(c) ((c) ? ~0ull : 0)
+REMCP_ALL(REMCP_VLANES, add, a + b)
+REMCP_ALL(REMCP_VLANES, sub, a - b)
+REMCP_ALL(REMCP_VLANES, mul, a * b)
+REMCP_ALL(REMCP_VLANES, umax, a > b ? a : b)
+REMCP_ALL(REMCP_VLANES, umin, a < b ? a : b)
+REMCP_ALL(REMCP_VLANES, smax, sa > sb ? a : b)
+REMCP_ALL(REMCP_VLANES, smin, sa < sb ? a : b)
+REMCP_ALL(REMCP_VLANES, uabd, a > b ? a - b : b - a)
+REMCP_ALL(REMCP_VLANES, sabd, sa > sb ? a - b : b - a)
+REMCP_ALL(REMCP_VLANES, cmeq, REMCP_ONES(a == b))
+REMCP_ALL(REMCP_VLANES, cmtst, REMCP_ONES((a & b) != 0))
+REMCP_ALL(REMCP_VLANES, cmhs, REMCP_ONES(a >= b))
+REMCP_ALL(REMCP_VLANES, cmhi, REMCP_ONES(a > b))
+REMCP_ALL(REMCP_VLANES, cmge, REMCP_ONES(sa >= sb))
+REMCP_ALL(REMCP_VLANES, cmgt, REMCP_ONES(sa > sb))
+REMCP_ALL(REMCP_VLANES, cmle, REMCP_ONES(sa <= sb))
+REMCP_ALL(REMCP_VLANES, cmlt, REMCP_ONES(sa < sb))
+/* ushl/sshl shift each lane by the signed low byte of b's lane: left when positive. */
+REMCP_ALL(REMCP_VLANES, ushl, remcp_shl(a, (int8_t)b, n))
+REMCP_ALL(REMCP_VLANES, sshl, remcp_sshl(sa, (int8_t)b, n))
+REMCP_ALL(REMCP_VLANES_IMM, ushr, b >= (uint64_t)n ? 0 : a >> b)
+REMCP_ALL(REMCP_VLANES_IMM, sshr, sa >> (b >= (uint64_t)n ? n - 1 : (int)b))
+REMCP_ALL(REMCP_VLANES_IMM, shl, a << b)
+REMCP_ALL(REMCP_VLANES_IMM, neg, -a)
+REMCP_ALL(REMCP_VLANES_IMM, abs, sa < 0 ? -a : a)
+/* orr and bic with an immediate read the destination: `__orr_4s(d, imm)`. */
+REMCP_ALL(REMCP_VLANES_IMM, orr, a | b)
+REMCP_ALL(REMCP_VLANES_IMM, bic, a & ~b)
+#define __neg_8b(x) __neg_8b((x), 0)
+#define __neg_16b(x) __neg_16b((x), 0)
+#define __neg_4h(x) __neg_4h((x), 0)
+#define __neg_8h(x) __neg_8h((x), 0)
+#define __neg_2s(x) __neg_2s((x), 0)
+#define __neg_4s(x) __neg_4s((x), 0)
+#define __neg_2d(x) __neg_2d((x), 0)
+#define __abs_8b(x) __abs_8b((x), 0)
+#define __abs_16b(x) __abs_16b((x), 0)
+#define __abs_4h(x) __abs_4h((x), 0)
+#define __abs_8h(x) __abs_8h((x), 0)
+#define __abs_2s(x) __abs_2s((x), 0)
+#define __abs_4s(x) __abs_4s((x), 0)
+#define __abs_2d(x) __abs_2d((x), 0)
+/* mla/mls: the destination (first) plus or minus the lane products. */
+#define REMCP_MLA(name, lane, total, T, sign)                                            \
+  static inline T name(remcp_vec d, remcp_vec x, remcp_vec y) {                          \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < (total) / (lane); i++)                                           \
+      r = remcp_put(r, lane, i, remcp_get(d, lane, i) sign remcp_get(x, lane, i) * remcp_get(y, lane, i)); \
+    return (T)r;                                                                         \
+  }
+REMCP_MLA(__mla_8b, 1, 8, uint64_t, +) REMCP_MLA(__mla_16b, 1, 16, remcp_vec, +)
+REMCP_MLA(__mla_4h, 2, 8, uint64_t, +) REMCP_MLA(__mla_8h, 2, 16, remcp_vec, +)
+REMCP_MLA(__mla_2s, 4, 8, uint64_t, +) REMCP_MLA(__mla_4s, 4, 16, remcp_vec, +)
+REMCP_MLA(__mls_8b, 1, 8, uint64_t, -) REMCP_MLA(__mls_16b, 1, 16, remcp_vec, -)
+REMCP_MLA(__mls_4h, 2, 8, uint64_t, -) REMCP_MLA(__mls_8h, 2, 16, remcp_vec, -)
+REMCP_MLA(__mls_2s, 4, 8, uint64_t, -) REMCP_MLA(__mls_4s, 4, 16, remcp_vec, -)
+/* Across lanes: the largest or smallest lane (signed or not), as the lane's width. */
+#define REMCP_REDUCE(name, lane, total, signed_, better)                                 \
+  static inline uint64_t name(remcp_vec x) {                                             \
+    uint64_t best = remcp_get(x, lane, 0);                                               \
+    for (int i = 1; i < (total) / (lane); i++) {                                         \
+      uint64_t v = remcp_get(x, lane, i);                                                \
+      int64_t sv = (int64_t)remcp_ext(v, lane, 1), sbest = (int64_t)remcp_ext(best, lane, 1); \
+      if (signed_ ? sv better sbest : v better best) best = v;                           \
+    }                                                                                    \
+    return best;                                                                         \
+  }
+#define REMCP_REDUCE_ALL(op, signed_, better)                                             \
+  REMCP_REDUCE(__##op##_8b, 1, 8, signed_, better) REMCP_REDUCE(__##op##_16b, 1, 16, signed_, better) \
+  REMCP_REDUCE(__##op##_4h, 2, 8, signed_, better) REMCP_REDUCE(__##op##_8h, 2, 16, signed_, better) \
+  REMCP_REDUCE(__##op##_4s, 4, 16, signed_, better)
+REMCP_REDUCE_ALL(smaxv, 1, >)
+REMCP_REDUCE_ALL(sminv, 1, <)
+REMCP_REDUCE_ALL(umaxv, 0, >)
+REMCP_REDUCE_ALL(uminv, 0, <)
+/* addp: the scalar form (`addp d0, v1.2d`) adds the two lanes; the vector form adds adjacent
+   pairs of x, then of y, into the result's lanes. */
+#define REMCP_ADDP(name, lane, total, T)                                                 \
+  static inline T name##_v(remcp_vec x, remcp_vec y) {                                   \
+    remcp_vec r = 0;                                                                     \
+    int h = (total) / (lane) / 2;                                                        \
+    for (int i = 0; i < h; i++) {                                                        \
+      r = remcp_put(r, lane, i, remcp_get(x, lane, 2 * i) + remcp_get(x, lane, 2 * i + 1)); \
+      r = remcp_put(r, lane, h + i, remcp_get(y, lane, 2 * i) + remcp_get(y, lane, 2 * i + 1)); \
+    }                                                                                    \
+    return (T)r;                                                                         \
+  }
+REMCP_ADDP(remcp_addp_8b, 1, 8, uint64_t) REMCP_ADDP(remcp_addp_16b, 1, 16, remcp_vec)
+REMCP_ADDP(remcp_addp_4h, 2, 8, uint64_t) REMCP_ADDP(remcp_addp_8h, 2, 16, remcp_vec)
+REMCP_ADDP(remcp_addp_2s, 4, 8, uint64_t) REMCP_ADDP(remcp_addp_4s, 4, 16, remcp_vec)
+REMCP_ADDP(remcp_addp_2d, 8, 16, remcp_vec)
+static inline uint64_t remcp_addp_2d_s(remcp_vec x) { return (uint64_t)x + (uint64_t)(x >> 64); }
+#define REMCP_ARG3(_1, _2, n, ...) n
+#define __addp_8b(x, y) remcp_addp_8b_v((x), (y))
+#define __addp_16b(x, y) remcp_addp_16b_v((x), (y))
+#define __addp_4h(x, y) remcp_addp_4h_v((x), (y))
+#define __addp_8h(x, y) remcp_addp_8h_v((x), (y))
+#define __addp_2s(x, y) remcp_addp_2s_v((x), (y))
+#define __addp_4s(x, y) remcp_addp_4s_v((x), (y))
+#define __addp_2d(...) REMCP_ARG3(__VA_ARGS__, remcp_addp_2d_v, remcp_addp_2d_s, 0)(__VA_ARGS__)
+/* uaddlp into 64-bit lanes (the other sizes are above). */
+REMCP_ADDLP(__uaddlp_2d, 8, 16, remcp_vec)
+/* xtn: each lane narrowed to half its width, into the low 8 bytes; xtn2 fills the upper 8 bytes
+   of the destination (first) and keeps its lower ones. */
+#define REMCP_XTN(name, to)                                                              \
+  static inline uint64_t name(remcp_vec x) {                                             \
+    uint64_t r = 0;                                                                      \
+    for (int i = 0; i < 8 / (to); i++) r = (uint64_t)remcp_put(r, to, i, remcp_get(x, 2 * (to), i)); \
+    return r;                                                                            \
+  }                                                                                      \
+  static inline remcp_vec name##2(remcp_vec d, remcp_vec x) {                            \
+    return (remcp_vec)(uint64_t)d | (remcp_vec)name(x) << 64;                            \
+  }
+REMCP_XTN(__xtn_8b, 1)
+REMCP_XTN(__xtn_4h, 2)
+REMCP_XTN(__xtn_2s, 4)
+#define __xtn2_16b(d, x) __xtn_8b2((d), (x))
+#define __xtn2_8h(d, x) __xtn_4h2((d), (x))
+#define __xtn2_4s(d, x) __xtn_2s2((d), (x))
+/* ext: bytes from index k of the pair (y:x), as many as the register holds. */
+static inline uint64_t __ext_8b(uint64_t x, uint64_t y, uint64_t k) {
+  return k == 0 ? x : (x >> (8 * k)) | (y << (8 * (8 - k)));
+}
+static inline remcp_vec __ext_16b(remcp_vec x, remcp_vec y, uint64_t k) {
+  return k == 0 ? x : (x >> (8 * k)) | (y << (8 * (16 - k)));
+}
+/* Floating-point lanes: float (2s, 4s) or double (2d) arithmetic and compares. */
+#define REMCP_FLANES(name, lane, total, T, F, body, ones)                                \
+  static inline T name(remcp_vec x, remcp_vec y) {                                       \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < (total) / (lane); i++) {                                         \
+      F a, b;                                                                            \
+      uint64_t p = remcp_get(x, lane, i), q = remcp_get(y, lane, i);                     \
+      memcpy(&a, &p, sizeof a); memcpy(&b, &q, sizeof b);                                \
+      F v = (F)(body);                                                                   \
+      uint64_t bits = 0;                                                                 \
+      memcpy(&bits, &v, sizeof v);                                                       \
+      r = remcp_put(r, lane, i, (ones) ? (v != 0 ? ~0ull : 0) : bits);                    \
+    }                                                                                    \
+    return (T)r;                                                                         \
+  }
+#define REMCP_FALL(op, body, ones)                                                       \
+  REMCP_FLANES(__##op##_2s, 4, 8, uint64_t, float, body, ones)                           \
+  REMCP_FLANES(__##op##_4s, 4, 16, remcp_vec, float, body, ones)                         \
+  REMCP_FLANES(__##op##_2d, 8, 16, remcp_vec, double, body, ones)
+REMCP_FALL(fadd, a + b, 0)
+REMCP_FALL(fsub, a - b, 0)
+REMCP_FALL(fmul, a * b, 0)
+REMCP_FALL(fdiv, a / b, 0)
+REMCP_FALL(fcmeq, a == b, 1)
+REMCP_FALL(fcmge, a >= b, 1)
+REMCP_FALL(fcmgt, a > b, 1)
+
+/* uzp1/uzp2: the even (odd) lanes of x then of y; zip1/zip2: the low (high) halves of x and y,
+   lanes interleaved. */
+#define REMCP_PERMUTE(name, lane, total, T, pick)                                        \
+  static inline T name(remcp_vec x, remcp_vec y) {                                       \
+    remcp_vec r = 0;                                                                     \
+    int n = (total) / (lane);                                                            \
+    for (int i = 0; i < n; i++) r = remcp_put(r, lane, i, pick);                         \
+    return (T)r;                                                                         \
+  }
+#define REMCP_UZP1(lane) (i < n / 2 ? remcp_get(x, lane, 2 * i) : remcp_get(y, lane, 2 * (i - n / 2)))
+#define REMCP_UZP2(lane) (i < n / 2 ? remcp_get(x, lane, 2 * i + 1) : remcp_get(y, lane, 2 * (i - n / 2) + 1))
+#define REMCP_ZIP1(lane) (i % 2 == 0 ? remcp_get(x, lane, i / 2) : remcp_get(y, lane, i / 2))
+#define REMCP_ZIP2(lane) (i % 2 == 0 ? remcp_get(x, lane, n / 2 + i / 2) : remcp_get(y, lane, n / 2 + i / 2))
+#define REMCP_PERMUTE_ALL(op, pick)                                                      \
+  REMCP_PERMUTE(__##op##_8b, 1, 8, uint64_t, pick(1)) REMCP_PERMUTE(__##op##_16b, 1, 16, remcp_vec, pick(1)) \
+  REMCP_PERMUTE(__##op##_4h, 2, 8, uint64_t, pick(2)) REMCP_PERMUTE(__##op##_8h, 2, 16, remcp_vec, pick(2)) \
+  REMCP_PERMUTE(__##op##_2s, 4, 8, uint64_t, pick(4)) REMCP_PERMUTE(__##op##_4s, 4, 16, remcp_vec, pick(4)) \
+  REMCP_PERMUTE(__##op##_2d, 8, 16, remcp_vec, pick(8))
+REMCP_PERMUTE_ALL(uzp1, REMCP_UZP1)
+REMCP_PERMUTE_ALL(uzp2, REMCP_UZP2)
+REMCP_PERMUTE_ALL(zip1, REMCP_ZIP1)
+REMCP_PERMUTE_ALL(zip2, REMCP_ZIP2)
+
+/* Long operations: lanes of the low half ("2": the upper half) of each source, widened to twice
+   their size (signed or not), then combined; smlal/umlal add into the destination (first). */
+#define REMCP_LONG(name, to, sign, upper, body)                                          \
+  static inline remcp_vec name(remcp_vec x, remcp_vec y) {                               \
+    remcp_vec r = 0;                                                                     \
+    for (int i = 0; i < 16 / (to); i++) {                                                \
+      uint64_t a = remcp_ext(remcp_get(x, (to) / 2, i + (upper) * 8 / ((to) / 2)), (to) / 2, sign); \
+      uint64_t b = remcp_ext(remcp_get(y, (to) / 2, i + (upper) * 8 / ((to) / 2)), (to) / 2, sign); \
+      r = remcp_put(r, to, i, body);                                                     \
+    }                                                                                    \
+    return r;                                                                            \
+  }
+#define REMCP_LONG_ALL(op, sign, body)                                                   \
+  REMCP_LONG(__##op##_8h, 2, sign, 0, body) REMCP_LONG(__##op##2_8h, 2, sign, 1, body)   \
+  REMCP_LONG(__##op##_4s, 4, sign, 0, body) REMCP_LONG(__##op##2_4s, 4, sign, 1, body)   \
+  REMCP_LONG(__##op##_2d, 8, sign, 0, body) REMCP_LONG(__##op##2_2d, 8, sign, 1, body)
+REMCP_LONG_ALL(smull, 1, a * b)
+REMCP_LONG_ALL(umull, 0, a * b)
+REMCP_LONG_ALL(saddl, 1, a + b)
+REMCP_LONG_ALL(uaddl, 0, a + b)
+REMCP_LONG_ALL(ssubl, 1, a - b)
+REMCP_LONG_ALL(usubl, 0, a - b)
+#define REMCP_MLAL(op, mul, arr) \
+  static inline remcp_vec __##op##_##arr(remcp_vec d, remcp_vec x, remcp_vec y) { return __add_##arr(d, __##mul##_##arr(x, y)); }
+REMCP_MLAL(smlal, smull, 8h) REMCP_MLAL(smlal, smull, 4s) REMCP_MLAL(smlal, smull, 2d)
+REMCP_MLAL(umlal, umull, 8h) REMCP_MLAL(umlal, umull, 4s) REMCP_MLAL(umlal, umull, 2d)
+REMCP_MLAL(smlal2, smull2, 8h) REMCP_MLAL(smlal2, smull2, 4s) REMCP_MLAL(smlal2, smull2, 2d)
+REMCP_MLAL(umlal2, umull2, 8h) REMCP_MLAL(umlal2, umull2, 4s) REMCP_MLAL(umlal2, umull2, 2d)
+
 #endif

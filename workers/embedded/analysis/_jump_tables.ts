@@ -23,6 +23,8 @@ import {
 } from "./_jump_tables_risc.ts";
 
 const MAX_CASES = 4096;
+/** How far back along the path an AArch64 table base may be set (a loop's preheader). */
+const A64_SLICE = 48;
 /** Without a bound, stop after this many entries that look like code. */
 const UNBOUNDED_CASES = 512;
 
@@ -75,8 +77,11 @@ export function switchResolver(
     }
     const read: ReadEntries = (table, size, signed, count, toTarget) =>
       readEntries(image, cache, table, size, signed, count, toTarget);
+    // clang -O2 sets a switch-in-a-loop's AArch64 table base (`adrp`+`add`) before the loop:
+    // walk further back along the path when the table is not found close to the jump.
     const found = image.arch === "aarch64"
-      ? resolveAarch64(image, cache, jump, back)
+      ? resolveAarch64(image, cache, jump, back) ??
+        resolveAarch64(image, cache, jump, more(A64_SLICE))
       : resolveRisc(image, cache, risc(jump), back.map(risc), fixed, read);
     // A computed goto's table base is set at the entry: walk further back, once it is clear
     // the jump goes through a loaded value.
@@ -97,10 +102,17 @@ function num(s: string): number {
  * `sub X, N` just before it (N + 1 cases for "above" and "below or same", N for "above or
  * equal"). Undefined when the pattern is not there.
  */
-function boundFrom(back: readonly Text[], from: number, unsignedAbove: RegExp): number | undefined {
+function boundFrom(
+  back: readonly Text[],
+  from: number,
+  unsignedAbove: RegExp,
+  rangeCheck?: RegExp,
+): number | undefined {
   for (let i = from; i < back.length; i++) {
     const t = back[i]!;
     if (t.insn.flow !== "cjump") continue;
+    // The nearest branch is some other test (a loop's `b.lt`): no bound from it.
+    if (rangeCheck !== undefined && !rangeCheck.test(t.mnemonic)) return undefined;
     for (let j = i + 1; j < Math.min(back.length, i + 4); j++) {
       const u = back[j]!;
       if (u.mnemonic !== "cmp" && u.mnemonic !== "sub" && u.mnemonic !== "subs") continue;
@@ -484,7 +496,9 @@ function resolveAarch64(
     }
   }
   if (base === undefined || size === undefined || table === undefined) return undefined;
-  const count = boundFrom(back, loadAt + 1, /^b\.(hi|ls)$/);
+  const index = /\[[a-z0-9]+,\s*[wx](\d+)/.exec(back[loadAt]!.ops)?.[1];
+  const count = boundFrom(back, loadAt + 1, /^b\.(hi|ls)$/, /^b\.(hi|ls|hs|cs|lo|cc)$/) ??
+    a64IndexBound(back, index, loadAt + 1);
   const b = base;
   const targets = readEntries(
     image,
@@ -496,4 +510,50 @@ function resolveAarch64(
     (e) => b + e * (1 << shift),
   );
   return targets && { table, targets, bounded: count !== undefined };
+}
+
+/**
+ * Without a range check, the values the index can take from how it was computed: a loaded
+ * byte (256), a byte shifted right by k (2^(8-k)), `and` with 2^k - 1, `ubfx` of k bits.
+ * `index` is the register number (`x13` and `w13` are both 13).
+ */
+function a64IndexBound(
+  back: readonly Text[],
+  index: string | undefined,
+  from: number,
+  depth = 0,
+): number | undefined {
+  if (index === undefined || depth > 4) return undefined;
+  for (let j = from; j < back.length; j++) {
+    const t = back[j]!;
+    if (t.insn.flow === "call") return undefined;
+    const ops = operands(t.ops);
+    if (/^[wx](\d+)$/.exec(ops[0] ?? "")?.[1] !== index) continue;
+    const src = /^[wx](\d+)$/.exec(ops[1] ?? "")?.[1];
+    const imm = (k: number) => {
+      const m = /^#(0x[0-9a-f]+|\d+)$/.exec(ops[k] ?? "");
+      return m === null ? undefined : num(m[1]!);
+    };
+    if (t.mnemonic === "ldrb" || t.mnemonic === "uxtb") return 256;
+    if (t.mnemonic === "and") {
+      const m = imm(2);
+      return m !== undefined && m > 0 && (m & (m + 1)) === 0 && m < MAX_CASES ? m + 1 : undefined;
+    }
+    if (t.mnemonic === "ubfx") {
+      const w = imm(3);
+      return w !== undefined && w <= 12 ? 2 ** w : undefined;
+    }
+    if (t.mnemonic === "lsr") {
+      const k = imm(2);
+      const whole = a64IndexBound(back, src, j + 1, depth + 1);
+      return k === undefined || whole === undefined
+        ? undefined
+        : Math.max(1, Math.ceil(whole / 2 ** k));
+    }
+    if (t.mnemonic === "mov" && src !== undefined) {
+      return a64IndexBound(back, src, j + 1, depth + 1);
+    }
+    return undefined;
+  }
+  return undefined;
 }

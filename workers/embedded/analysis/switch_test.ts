@@ -164,3 +164,18 @@ for (const name of ["elf_x86_64_goto_gcc_O2", "elf_mips_goto_gcc_O2", "elf_ppc64
     for (const t of labels) assert.ok(t >= f.start && t < f.end, `label 0x${t.toString(16)}`);
   });
 }
+
+Deno.test("elf_aarch64_switch_loop_clang_O2: a table whose address is set before the loop is read", async () => {
+  // adrp+add T before the loop; in it ldrb [T, I]; adr B; add, lsl #2; br. The first is
+  // bounded by `cmp; b.hi` (5 cases), the second by its index, a byte shifted right by 5 (8).
+  const a = await analyzeFixture("elf_aarch64_switch_loop_clang_O2");
+  for (const [fn, cases] of [["remcp_sw_loop", 5], ["remcp_sw_loop_shift", 8]] as const) {
+    const f = a.functionByName(fn)!;
+    assert.ok(f.flags.includes("switch"), `${fn} ${f.flags}`);
+    const edges = f.edges.filter((e) => e.kind === "case");
+    assert.equal(new Set(edges.map((e) => e.value)).size, cases, fn);
+    for (const e of edges) {
+      assert.ok(e.to > f.start && e.to < f.end, `${fn} 0x${e.to.toString(16)}`);
+    }
+  }
+});

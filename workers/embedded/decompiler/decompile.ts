@@ -73,7 +73,16 @@ export interface DecompileInput {
   /** What a callee's own code says of its parameters and return value (no prototype known). */
   summaryAt?(
     address: number,
-  ): { params: number; floatParams?: number; returns: boolean; floatReturn?: boolean } | undefined;
+  ):
+    | {
+      params: number;
+      floatParams?: number;
+      returns: boolean;
+      floatReturn?: boolean;
+      /** Whether it takes the address of its large result (AAPCS64's x8). */
+      indirectResult?: boolean;
+    }
+    | undefined;
   /** Milliseconds this decompilation may take. */
   budgetMs: number;
   /**
@@ -233,6 +242,7 @@ export function decompile(input: DecompileInput): Decompiled {
             floatArgs: s.floatParams ?? 0,
             returns: s.returns,
             floatReturn: s.floatReturn ?? false,
+            ...(s.indirectResult ? { indirectResult: true } : {}),
           }
           : undefined;
       }
@@ -260,7 +270,7 @@ export function decompile(input: DecompileInput): Decompiled {
   stage("simplify");
   ir = propagation(ir, "propagate");
   stage("propagate");
-  if (cc.args.length === 0) ir = stackArguments(ir, cc, facts);
+  if (cc.args.length === 0 || cc.name === "aapcs64") ir = stackArguments(ir, cc, facts);
   ir = dropStackMarker(ir, cc);
   const framed = recoverFrame(ir);
   ir = propagation(framed.fn, "frame");
@@ -438,7 +448,10 @@ function parameters(fn: IrFunction, cc: CallingConvention): Var[] {
   const f = last(floatRegs);
   const intReg = (name: string): Var => ({ k: "reg", name, size: fn.arch.ptr, ver: 0 });
   const floatReg = (name: string): Var => ({ k: "reg", name, size: sizes.get(name) ?? 8, ver: 0 });
-  const out: Var[] = [];
+  // The address of a large result (AAPCS64's x8) read on entry: the first, hidden parameter.
+  const out: Var[] = cc.indirectResult && used(cc.indirectResult)
+    ? [intReg(cc.indirectResult)]
+    : [];
   if (cc.positional) {
     for (let i = 0; i < Math.max(n, f); i++) {
       const fr = floatRegs[i];

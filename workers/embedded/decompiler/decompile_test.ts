@@ -131,6 +131,57 @@ Deno.test("decompile() types AArch64 v-register arguments and returns as double 
   assert.match(h.code, /return \(int32_t\)arg1;/);
 });
 
+Deno.test("decompile() passes AAPCS64's hidden result address (x8) and stack arguments", async () => {
+  // From aarch64-linux-gnu-as. void mk(...) returning a large struct: stp x0, x1, [x8]; ret
+  const mk = render(decompile(await straight("000500a9c0035fd6", 64, "aarch64")), "mk", names);
+  assert.match(mk.code, /^void mk\(uint8_t \* result, uint64_t arg1, uint64_t arg2\)/);
+  assert.match(mk.code, /\*\(uint64_t \*\)result = arg1;/);
+  // sub sp, sp, #0x40; stp x29, x30, [sp, #0x30]; add x8, sp, #0x10; mov x0, #5; mov x1, #6;
+  // bl mk; ldr x0, [sp, #0x10]; mov x1..x7, #1..#7; mov x9, #9; mov x10, #10;
+  // stp x9, x10, [sp]; bl ten (ten arguments); ldp x29, x30, [sp, #0x30]; add sp, sp, #0x40; ret
+  const hex = "ff0301d1fd7b03a9e8430091a00080d2c10080d200040094e00b40f9210080d2420080d2" +
+    "630080d2840080d2a50080d2c60080d2e70080d2290180d24a0180d2e92b00a900080094fd7b43a9" +
+    "ff030191c0035fd6";
+  const summaries = new Map([
+    [0x2014, { params: 2, returns: false, indirectResult: true }],
+    [0x3044, { params: 10, returns: true }],
+  ]);
+  const caller = render(
+    decompile({ ...await straight(hex, 64, "aarch64"), summaryAt: (a) => summaries.get(a) }),
+    "g",
+    names,
+  );
+  // The struct's address goes first; the ninth and tenth arguments are the stores at [sp].
+  assert.match(caller.code, /0x2014\)\(local_30, 5, 6\);/);
+  assert.match(caller.code, /0x3044\)\([^;]*local_30, 1, 2, 3, 4, 5, 6, 7, 9, 0xa\);/);
+});
+
+Deno.test("decompile() passes a double on the x86-32 stack as one argument", async () => {
+  // sub esp, 0x1c; fld qword [esp+0x20]; fstp qword [esp]; mov dword [esp+8], 3; call f;
+  // add esp, 0x1c; ret — f(double, int): the double fills two 4-byte slots.
+  const hex = "83ec1cdd442420dd1c24c744240803000000e8fb0f000083c41cc3";
+  const g = render(
+    decompile({
+      ...await straight(hex, 32),
+      summaryAt: (a) => a === 0x2012 ? { params: 2, returns: false } : undefined,
+    }),
+    "g",
+    names,
+  );
+  assert.match(g.code, /0x2012\)\((\(double\)\(long double\))?arg1, 3\);/);
+  assert.match(g.code, /^void g\(double arg1\)/);
+});
+
+Deno.test("decompile() gives a shifted constant its width (C would shift an int)", async () => {
+  // mov x8, #1; lsl x0, x8, x0; ret
+  const f = render(
+    decompile(await straight("280080d20021c09ac0035fd6", 64, "aarch64")),
+    "f",
+    names,
+  );
+  assert.match(f.code, /return \(uint64_t\)1 << \(arg1 & 0x3f\);/);
+});
+
 Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", async () => {
   // long double h(double *p) { return *p * 2; }: mov eax, [esp+4]; fld qword [eax];
   //   fadd st(0), st(0); ret

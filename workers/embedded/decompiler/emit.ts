@@ -264,6 +264,10 @@ export class Printer {
       }
       case "trunc": {
         const ty = uintType(e.size);
+        // Part of a float variable is part of its bits, not of its value converted.
+        if (this.#isFloat(e.a)) {
+          return { t: `(${typeName(ty)})${this.#as(e.a, uintType(e.a.size), CAST)}`, p: CAST, ty };
+        }
         return { t: this.#cast(this.#p(e.a), ty), p: CAST, ty };
       }
       case "select": {
@@ -279,7 +283,12 @@ export class Printer {
       case "intr":
         if (FLOAT_OPS[e.name]) return this.#float(e);
         return {
-          t: `${e.name}(${e.args.map((a) => this.expr(a, 2)).join(", ")})`,
+          // Other intrinsics take registers' bits: a float variable goes in as its bits, not
+          // converted to an integer value.
+          t: `${e.name}(${
+            e.args.map((a) => this.#isFloat(a) ? this.#as(a, uintType(a.size), 2) : this.expr(a, 2))
+              .join(", ")
+          })`,
           p: ATOM,
           ty: e.size === 1 && e.name.startsWith("__f") ? BOOL : uintType(e.size),
         };
@@ -340,18 +349,29 @@ export class Printer {
           p: 3,
           ty: ft(e.size),
         };
+      case "__fminimum":
+        return call("fminimum");
+      case "__fmaximum":
+        return call("fmaximum");
+      case "__fminnum":
+        return call("fmin");
+      case "__fmaxnum":
+        return call("fmax");
       case "__fconv":
         return { t: `(${typeName(ft(e.size))})${arg(0, CAST)}`, p: CAST, ty: ft(e.size) };
-      case "__itof": {
+      case "__itof":
+      case "__utof": {
         const a = e.args[0]!;
-        const src = this.#as(a, { size: a.size, kind: "int" }, CAST);
+        const kind = e.name === "__itof" ? "int" : "uint";
+        const src = this.#as(a, { size: a.size, kind }, CAST);
         return { t: `(${typeName(ft(e.size))})${src}`, p: CAST, ty: ft(e.size) };
       }
       case "__ftoi":
+      case "__ftou":
       case "__ftoi_rint": {
-        const ty: CType = { size: e.size, kind: "int" };
+        const ty: CType = { size: e.size, kind: e.name === "__ftou" ? "uint" : "int" };
         const from = e.args[0]!.size;
-        const a = e.name === "__ftoi"
+        const a = e.name !== "__ftoi_rint"
           ? arg(0, CAST)
           : `rint${from === 4 ? "f" : from === 10 ? "l" : ""}(${arg(0, 2)})`;
         return { t: `(${typeName(ty)})${a}`, p: CAST, ty };
@@ -450,14 +470,16 @@ export class Printer {
     const bothSigned = a.ty.kind === "int" && a.ty.size === size &&
       (bt === undefined || (bt.kind === "int" && bt.size === size));
     const ty: CType = { size, kind: signed || (ring && bothSigned) ? "int" : "uint" };
-    const left = this.#as(e.a, ty, prec);
+    const shift = e.op === "shl" || e.op === "shr" || e.op === "sar";
+    // A shifted constant has its own type in C (`1 << n` shifts an int): give it the width.
+    const left = shift && e.a.k === "const" && size >= 4
+      ? `(${typeName(ty)})${this.#constant(e.a.value, size).t}`
+      : this.#as(e.a, ty, prec);
     if (e.op === "add" || e.op === "sub") {
       const b = this.#offset(e.b, e.op, ty);
       return this.#narrow({ t: `${left} ${b.sym} ${b.t}`, p: prec, ty }, e.size);
     }
-    const right = e.op === "shl" || e.op === "shr" || e.op === "sar"
-      ? this.expr(e.b, prec + 1)
-      : this.#as(e.b, ty, prec + 1);
+    const right = shift ? this.expr(e.b, prec + 1) : this.#as(e.b, ty, prec + 1);
     return this.#narrow({ t: `${left} ${sym} ${right}`, p: prec, ty }, e.size);
   }
 

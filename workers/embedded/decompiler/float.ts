@@ -7,8 +7,12 @@
  *
  * Semantics (what recompiled output must do): IEEE arithmetic in the operand size; `__fmin(a, b)`
  * and `__fmax(a, b)` are `a < b ? a : b` and `a > b ? a : b` (the SSE rule: the second operand
- * when unordered); `__fma(a, b, c)` is `a * b + c` rounded once (C's fma); `__itof` converts a signed integer, `__ftoi` truncates toward zero and
- * `__ftoi_rint` rounds in the current mode; `__fconv` converts between float sizes; the compare
+ * when unordered); `__fminimum`/`__fmaximum` are IEEE 754-2019 minimum/maximum (a NaN operand
+ * gives NaN, -0.0 is below +0.0: AArch64's fmin/fmax, C23's fminimum) and `__fminnum`/`__fmaxnum`
+ * IEEE minNum/maxNum (a NaN operand loses: AArch64's fminnm, C's fmin); `__fma(a, b, c)` is
+ * `a * b + c` rounded once (C's fma); `__itof` converts a signed integer, `__utof` an unsigned
+ * one, `__ftoi` truncates toward zero to a signed integer and `__ftou` to an unsigned one (both
+ * exact for every value in range), `__ftoi_rint` rounds in the current mode; `__fconv` converts between float sizes; the compare
  * flags of x86's ucomis* are `__flt` (below or unordered), `__fle` (below, equal or unordered),
  * `__feq` (equal or unordered), `__funordered`.
  */
@@ -28,6 +32,10 @@ export const FLOAT_OPS: Readonly<Record<string, FloatOp>> = {
   __fdiv: { result: "f", args: ["f", "f"] },
   __fmin: { result: "f", args: ["f", "f"] },
   __fmax: { result: "f", args: ["f", "f"] },
+  __fminimum: { result: "f", args: ["f", "f"] },
+  __fmaximum: { result: "f", args: ["f", "f"] },
+  __fminnum: { result: "f", args: ["f", "f"] },
+  __fmaxnum: { result: "f", args: ["f", "f"] },
   __fsqrt: { result: "f", args: ["f"] },
   __fma: { result: "f", args: ["f", "f", "f"] },
   __fabs: { result: "f", args: ["f"] },
@@ -35,7 +43,9 @@ export const FLOAT_OPS: Readonly<Record<string, FloatOp>> = {
   __fconv: { result: "f", args: ["f"] },
   __frint: { result: "f", args: ["f"] },
   __itof: { result: "f", args: ["i"] },
+  __utof: { result: "f", args: ["i"] },
   __ftoi: { result: "i", args: ["f"] },
+  __ftou: { result: "i", args: ["f"] },
   __ftoi_rint: { result: "i", args: ["f"] },
   __flt: { result: "b", args: ["f", "f"] },
   __fle: { result: "b", args: ["f", "f"] },

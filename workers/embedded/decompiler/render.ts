@@ -45,8 +45,11 @@ export function render(
   const uses = countUses(ir);
   const defaults = new Map<string, string>();
   const kinds = new Map<string, "param" | "local" | "stack">();
+  // The hidden address of a large result (AAPCS64's x8) is `result`; the others count from 1.
+  const hidden = d.params.filter((p) => p.k === "reg" && p.name === d.cc.indirectResult).length;
   d.params.forEach((p, i) => {
-    defaults.set(varKey(p), `arg${i + 1}`);
+    const result = p.k === "reg" && p.name === d.cc.indirectResult;
+    defaults.set(varKey(p), result ? "result" : `arg${i + 1 - hidden}`);
     kinds.set(varKey(p), "param");
   });
   let counter = 0;

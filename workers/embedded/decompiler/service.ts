@@ -164,6 +164,7 @@ interface Summary {
   floatParams: number;
   returns: boolean;
   floatReturn: boolean;
+  indirectResult: boolean;
 }
 
 function run(
@@ -195,8 +196,12 @@ function run(
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
       const dec = run(d, callee, body, decoder, cache, { budgetMs: Math.min(budgetMs, 500) });
       const floats = dec.params.filter((p) => p.k === "reg" && /^(xmm|v)\d+$/.test(p.name)).length;
+      const indirectResult = dec.params.some((p) =>
+        p.k === "reg" && p.name === dec.cc.indirectResult
+      );
       const s = {
-        params: dec.params.length - floats,
+        params: dec.params.length - floats - (indirectResult ? 1 : 0),
+        indirectResult,
         floatParams: floats,
         returns: dec.returns,
         floatReturn: dec.floatReturn !== undefined,

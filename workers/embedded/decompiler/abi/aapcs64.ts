@@ -30,4 +30,5 @@ export const AAPCS64: CallingConvention = {
   // Scalar float and double arguments and results live in the low 8 bytes of v0-v7 (`s0`, `d0`).
   floatArgs: range("v", 0, 7),
   floatRet: "v0",
+  indirectResult: "x8",
 };

@@ -30,6 +30,11 @@ export interface CallingConvention {
    * x64: the second argument is `rdx` or `xmm1`); otherwise each kind counts its own (SysV).
    */
   positional?: boolean;
+  /**
+   * The register that carries the address where a callee returns a large value (AAPCS64's
+   * x8): a function that reads it on entry takes it as its first, hidden parameter.
+   */
+  indirectResult?: string;
 }
 
 const XMM = Array.from({ length: 16 }, (_, i) => `xmm${i}`);

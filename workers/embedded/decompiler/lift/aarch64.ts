@@ -33,6 +33,12 @@ const BIT_OPS: Record<string, string> = {
   rbit: "__rbit",
   rev: "__bswap",
 };
+// Vector instructions that act on the register's bits as a whole.
+const VECTOR_BITWISE = /^(and|orr|eor|bic|orn|mov|mvn|not)$/;
+// Vector instructions that read their destination: accumulations, bit inserts, selects, the
+// immediate forms of orr and bic, and the narrowing "2" forms that fill the upper half.
+const READS_DESTINATION =
+  /^(mla|mls|bsl|bit|bif|sli|sri|usra|ssra|ursra|srsra|uaba|saba|[su]mlal2?|[su]mlsl2?|[su]abal2?|[su]adalp|fmla|fmls|tbx|orr|bic|xtn2|sqxtn2|uqxtn2|sqxtun2|[su]?shrn2|rshrn2|fcvtn2|addhn2|subhn2)$/;
 const LOAD = /^(ldr|ldur|ldar|ldapr|ldapur|ldlar|ldtr)(b|h|sb|sh|sw)?$/;
 const STORE = /^(str|stur|stlr|stlur|sttr|stllr)(b|h)?$/;
 const PAIR = /^(ldp|stp|ldnp|stnp|ldpsw|ldiapp|stilp)$/;
@@ -304,8 +310,16 @@ export class Aarch64Lifter {
       this.#setLane(o0, fit(value, o0.unit, false));
       return undefined;
     }
+    const list = /^(ld|st)([12])$/.exec(m);
+    if (list && o0?.k === "other") return this.#vectorList(list[1] === "ld", Number(list[2]), ops);
     if (dst === undefined && !/^(st|cm|tst|fcm|ccm|fccm|svc)/.test(m)) return false;
 
+    // Lane-wise vector arithmetic (`add v0.4s, v1.4s, v2.4s`) carries nothing across lanes: an
+    // intrinsic per arrangement, not a 128-bit integer operation. Bitwise operations and whole
+    // moves are the same on the register's bits and stay plain.
+    if (ops.some(isArranged) && !(VECTOR_BITWISE.test(m) && !ops.some((o) => o.k === "imm"))) {
+      return this.#floatOrVector(m, ops);
+    }
     const load = LOAD.exec(m);
     if (load) return this.#load(load[2], ops);
     const store = STORE.exec(m);
@@ -409,7 +423,8 @@ export class Aarch64Lifter {
         if (m === "ands" || m === "bics" || m === "tst") this.#setFlags("logic", a, bt, res);
         return undefined;
       }
-      case "mvn": {
+      case "mvn":
+      case "not": {
         this.writeReg(dst!, un("not", this.read(o1, size)));
         return undefined;
       }
@@ -729,6 +744,53 @@ export class Aarch64Lifter {
     return undefined;
   }
 
+  /**
+   * `ld1`/`st1` of one to four whole registers (consecutive in memory) and `ld2`/`st2` of two
+   * (interleaved: `ld2 {v0.4s, v1.4s}` loads even elements into v0 and odd ones into v1, which
+   * is `uzp1`/`uzp2` of the two consecutive vectors; `st2` stores `zip1`/`zip2`).
+   */
+  #vectorList(load: boolean, n: number, ops: A64Operand[]): undefined | false {
+    const [list, mem, post] = ops;
+    if (list?.k !== "other" || mem?.k !== "mem") return false;
+    const regs = /^\{(.*)\}$/.exec(list.text)?.[1]?.split(",").map((r) => r.trim().toLowerCase());
+    if (!regs || regs.length === 0 || regs.length > 4 || (n === 2 && regs.length !== 2)) {
+      return false;
+    }
+    const arrs = regs.map((r) => /^v\d+\.(\d+[bhsd])$/.exec(r)?.[1]);
+    const arr = arrs[0];
+    if (arr === undefined || arrs.some((a) => a !== arr)) return false;
+    const bytes = Aarch64Lifter.size(regs[0]!);
+    const addr = this.#tmp(this.address(mem));
+    const at = (i: number) => i === 0 ? addr : bin("add", addr, constant(i * bytes, 8));
+    const pair = (name: string, a: Expr, b: Expr): Expr => ({
+      k: "intr",
+      name: `__${name}_${arr}`,
+      args: [a, b],
+      size: bytes,
+    });
+    if (load) {
+      const values = regs.map((_, i) => this.#tmp({ k: "load", addr: at(i), size: bytes }));
+      this.#writeback(mem, addr, post);
+      if (n === 2) {
+        const [a, b] = values as [Tmp, Tmp];
+        values[0] = this.#tmp(pair("uzp1", a, b));
+        values[1] = this.#tmp(pair("uzp2", a, b));
+      }
+      regs.forEach((r, i) => this.writeReg(r, values[i]!));
+      return undefined;
+    }
+    let values = regs.map((r) => this.#tmp(this.readReg(r)));
+    if (n === 2) {
+      const [a, b] = values as [Tmp, Tmp];
+      values = [this.#tmp(pair("zip1", a, b)), this.#tmp(pair("zip2", a, b))];
+    }
+    values.forEach((v, i) => {
+      this.#out.push({ k: "store", addr: at(i), value: v, size: bytes, at: this.#at });
+    });
+    this.#writeback(mem, addr, post);
+    return undefined;
+  }
+
   /** Pre-index (`[x1, #8]!`: the base becomes the address) or post-index (`[x1], #8`). */
   #writeback(mem: Mem, addr: Expr, post: A64Operand | undefined): void {
     const base = mem.base === "wsp" ? "sp" : mem.base;
@@ -793,7 +855,8 @@ export class Aarch64Lifter {
     if (!family.test(m) && !ops.every((o) => o.k === "reg" || o.k === "imm")) return false;
     if (rest.some((o) => o.k === "mem" || o.k === "other")) return false;
     const size = Aarch64Lifter.size(o0.name);
-    const args = rest.map((o) => {
+    const sources = READS_DESTINATION.test(m) && isArranged(o0) ? [o0, ...rest] : rest;
+    const args = sources.map((o) => {
       if (o.k === "reg") {
         const r = this.readReg(o.name);
         return o.shift ? this.#shifted(r, o.shift, r.size) : r;
@@ -802,6 +865,18 @@ export class Aarch64Lifter {
       if (o.k === "elem") return this.#lane(o);
       throw new Unmodelled();
     });
+    // A by-element form (`fmul v0.2d, v1.2d, v2.d[0]`, `mla v0.4s, v1.4s, v2.s[1]`) uses the
+    // one lane in every lane: the element broadcast as `dup` does, at the arrangement of the
+    // vector source before it.
+    if (isArranged(o0) && !/^(dup|ins|mov|umov|smov)$/.test(m)) {
+      sources.forEach((o, i) => {
+        if (o.k !== "elem") return;
+        const like = sources.slice(0, i).reverse().find(isArranged) ?? o0;
+        const arr = /\.(\d+[bhsd])$/.exec((like as { name: string }).name)![1]!;
+        const bytes = arr === "16b" || arr === "8h" || arr === "4s" || arr === "2d" ? 16 : 8;
+        args[i] = { k: "intr", name: `__dup_${arr}`, args: [args[i]!], size: bytes };
+      });
+    }
     // A vector operation's lanes come from its arrangement: `cnt v0.8b` is `__cnt_8b`.
     const lanes = ops.map((o) => o.k === "reg" ? /\.(\d+[bhsd])$/.exec(o.name)?.[1] : undefined)
       .find((x) => x !== undefined);
@@ -869,8 +944,9 @@ function fop(name: string, args: Expr[], size: number): Expr {
  * C shows `double` and `float` arithmetic; undefined for an instruction with no exact
  * counterpart there (it stays `__<mnemonic>`).
  * `__fadd`, `__fsub`, `__fmul`, `__fdiv`, `__fneg`, `__fabs` and `__fsqrt` already carry
- * float.ts's names. So do fmin and fmax, though not its meaning where an operand is NaN or both
- * are zeros (AArch64 gives the NaN and -0.0, SSE the second operand): a known difference.
+ * float.ts's names. fmin and fmax are not SSE's `__fmin`/`__fmax` (the second operand when one
+ * is NaN or both are zeros): they give the NaN and order -0.0 below +0.0, float.ts's
+ * `__fminimum`/`__fmaximum`; fminnm and fmaxnm are its `__fminnum`/`__fmaxnum`.
  */
 function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   const float = (e: Expr | undefined) => e !== undefined && (e.size === 4 || e.size === 8);
@@ -886,6 +962,13 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
     return float(a) ? scalarFloat(m, [fop("__fmul", [a, scale(a.size)], a.size)], size) : undefined;
   }
   switch (m) {
+    case "fmin":
+    case "fmax":
+    case "fminnm":
+    case "fmaxnm":
+      return args.length === 2 && float(a) && a?.size === size && b?.size === size
+        ? fop(MIN_MAX[m]!, args, size)
+        : undefined;
     case "fnmul":
       // -(a * b): negating the rounded product is the same value.
       return args.length === 2 && float(a) && a?.size === size
@@ -899,17 +982,18 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
     case "ucvtf":
       if (args.length !== 1 || !(size === 4 || size === 8) || !a) return undefined;
       // An unsigned 32-bit source is a signed 64-bit one after zero extension; a 64-bit one
-      // has no exact signed form.
+      // is C's conversion of a uint64_t, rounded the same way.
       if (m === "scvtf") return fop("__itof", args, size);
-      return a.size === 4 ? fop("__itof", [ext(a, 8, false)], size) : undefined;
+      return a.size === 4 ? fop("__itof", [ext(a, 8, false)], size) : fop("__utof", args, size);
     case "fcvtzs":
       return args.length === 1 && float(a) ? fop("__ftoi", args, size) : undefined;
     case "fcvtzu":
       // Into 32 bits: the truncation toward zero as a 64-bit signed value, whose low half
       // it is for every value in range.
-      return args.length === 1 && float(a) && size === 4
+      if (args.length !== 1 || !float(a)) return undefined;
+      return size === 4
         ? { k: "trunc", a: fop("__ftoi", args, 8), size: 4 }
-        : undefined;
+        : fop("__ftou", args, 8);
     case "fmadd":
     case "fmsub":
     case "fnmadd":
@@ -924,6 +1008,13 @@ function scalarFloat(m: string, args: Expr[], size: number): Expr | undefined {
   }
   return undefined;
 }
+
+const MIN_MAX: Record<string, string> = {
+  fmin: "__fminimum",
+  fmax: "__fmaximum",
+  fminnm: "__fminnum",
+  fmaxnm: "__fmaxnum",
+};
 
 const SHIFTS: Record<string, BinOp> = { lsl: "shl", lsr: "shr", asr: "sar" };
 
@@ -954,6 +1045,11 @@ function rotate(v: Expr, n: number): Expr {
   const k = ((n % bits) + bits) % bits;
   if (k === 0) return v;
   return bin("or", bin("shr", v, constant(k, 1)), bin("shl", v, constant(bits - k, 1)));
+}
+
+/** A vector register operand with an arrangement (`v0.4s`): its lanes are separate values. */
+function isArranged(o: A64Operand): boolean {
+  return o.k === "reg" && /^v\d+\.\d+[bhsd]$/.test(o.name);
 }
 
 function imm(value: number): A64Operand {

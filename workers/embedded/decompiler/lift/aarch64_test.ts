@@ -325,8 +325,16 @@ Deno.test("Aarch64Lifter scalar conversions and fused multiply-adds as float.ts'
   );
   // ucvtf d0, w1: an unsigned 32-bit value is a signed 64-bit one
   assertEquals(await op("2000631e"), "__itof(zext8(trunc4(x1))):8");
-  // ucvtf d0, x1 has no signed form: it stays the mnemonic's intrinsic
-  assertEquals(await op("2000639e"), "__ucvtf(x1):8");
+  // ucvtf d0, x1: C's conversion of a uint64_t
+  assertEquals(await op("2000639e"), "__utof(x1):8");
+  // fcvtzu x2, d13: to a uint64_t
+  assertEquals(await op("a201799e"), "__ftou(v13):8");
+  // fmin d0, d1, d2 and fmax s3, s4, s5: IEEE minimum/maximum (a NaN wins, -0.0 < +0.0), not
+  // SSE's __fmin/__fmax; fminnm d6, d7, d8 and fmaxnm d9, d10, d11: minNum/maxNum (C's fmin)
+  assertEquals(await op("2058621e"), "__fminimum(v1, v2):8");
+  assertEquals(await op("8348251e"), "__fmaximum(trunc4(v4), trunc4(v5)):4");
+  assertEquals(await op("e678681e"), "__fminnum(v7, v8):8");
+  assertEquals(await op("49696b1e"), "__fmaxnum(v10, v11):8");
   // fcvtzu w0, d1
   assertEquals(await op("2000791e"), "trunc4(__ftoi(v1):8)");
   // fcvt s0, d1
@@ -442,4 +450,59 @@ Deno.test("Aarch64Lifter reads and writes single vector lanes", async () => {
   // fmov v3.d[1], x4; fmov x5, v1.d[1]
   const f = (await exec("8300af9e2500ae9e", { v1_hi: 0x42, v3: 1, v3_hi: 2, x4: 0x77 })).s;
   assertEquals([f.vars.get("v3"), f.vars.get("v3_hi"), x(f, 5)], [1n, 0x77n, 0x42n]);
+});
+
+Deno.test("Aarch64Lifter lane-wise vector arithmetic is one intrinsic per arrangement", async () => {
+  // add v0.4s, v1.4s, v2.4s; mla v3.4s, v4.4s, v5.4s; fmul v6.2d, v7.2d, v8.d[1];
+  // bic v9.4s, #0xff; eor v10.16b, v11.16b, v12.16b
+  const { stmts, lifted, count } = await lift("2084a24e8394a54ee698c84fe917076f6a1d2c6e");
+  assertEquals(lifted, count);
+  const s = stateOf({
+    v1: 0xffffffffn,
+    v1_hi: 0,
+    v2: 1,
+    v2_hi: 0,
+    v3: 7,
+    v3_hi: 0,
+    v4: 0,
+    v4_hi: 0,
+    v5: 0,
+    v5_hi: 0,
+    v7: 0,
+    v7_hi: 0,
+    v8: 1,
+    v8_hi: 0x22,
+    v9: 0x1ff,
+    v9_hi: 0,
+    v11: 0xf0n,
+    v11_hi: 0x0fn,
+    v12: 0xffn,
+    v12_hi: 0xffn,
+  });
+  run(s, stmts);
+  // No 128-bit addition carries lane 0's overflow into lane 1: the addition is __add_4s.
+  const names = s.effects.map((e) => e.name);
+  assertEquals(names, ["__add_4s", "__mla_4s", "__dup_2d", "__fmul_2d", "__bic_4s"]);
+  assertEquals(s.effects[0]!.args, [0xffffffffn, 1n]);
+  // mla and the immediate bic read their destination first.
+  assertEquals(s.effects[1]!.args, [7n, 0n, 0n]);
+  assertEquals(s.effects[4]!.args, [0x1ffn, 0xffn]);
+  // The by-element operand is lane 1 of v8, broadcast.
+  assertEquals(s.effects[2]!.args, [0x22n]);
+  // Bitwise operations act on the whole register and stay plain.
+  assertEquals([s.vars.get("v10"), s.vars.get("v10_hi")], [0x0fn, 0xf0n]);
+});
+
+Deno.test("Aarch64Lifter loads and stores vector lists, ld2/st2 as uzp/zip of whole vectors", async () => {
+  // ld2 {v0.4s, v1.4s}, [x0]; st2 {v2.8b, v3.8b}, [x1], #16; ld1 {v4.16b, v5.16b}, [x2]
+  const { stmts, lifted, count } = await lift("0088404c22809f0c44a0404c");
+  assertEquals(lifted, count);
+  const s = stateOf({ x0: 0x100, x1: 0x200, x2: 0x300, v2: 0x22, v3: 0x33 });
+  for (let i = 0; i < 4; i++) writeMem(s, 0x300 + 8 * i, 8, BigInt(i + 1));
+  run(s, stmts);
+  assertEquals(s.effects.map((e) => e.name), ["__uzp1_4s", "__uzp2_4s", "__zip1_8b", "__zip2_8b"]);
+  assertEquals(s.effects[2]!.args, [0x22n, 0x33n]);
+  // Post-index writeback; ld1 fills consecutive registers.
+  assertEquals(x(s, 1), 0x210n);
+  assertEquals([s.vars.get("v4"), s.vars.get("v4_hi"), s.vars.get("v5")], [1n, 2n, 3n]);
 });

@@ -35,6 +35,8 @@ export interface CalleeInfo {
   returns?: boolean;
   /** Index of a printf-style format argument: its conversions give the variadic count. */
   format?: number;
+  /** Whether it takes the address of its large result in the convention's indirectResult. */
+  indirectResult?: boolean;
 }
 
 /** What trimming asks about the program. */
@@ -68,7 +70,8 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
   const named = namedRegisters(fn);
   const rare = (r: string) => /^(xmm|st)/.test(r) && r !== cc.floatRet && !named.has(r);
   const floatArgs = (cc.floatArgs ?? []).filter((r) => !rare(r));
-  const args = [...cc.args, ...floatArgs].map((r) => regOf(r, ptr));
+  const indirect = cc.indirectResult ? [cc.indirectResult] : [];
+  const args = [...cc.args, ...floatArgs, ...indirect].map((r) => regOf(r, ptr));
   const clobbers = cc.clobbers.filter((r) => !rare(r)).map((r) => regOf(r, ptr));
   const sp = regOf(fn.arch.sp, ptr);
   const blocks = new Map<number, IrBlock>();
@@ -236,7 +239,11 @@ export function trimCalls(
       }
       return sp ? [...out, sp] : out;
     }
-    const kept = [...regs.slice(0, n), ...floats];
+    // The address of a large result the callee writes (AAPCS64's x8), first.
+    const hidden = info?.indirectResult && cc.indirectResult
+      ? named.get(cc.indirectResult)
+      : undefined;
+    const kept = [...(hidden ? [hidden] : []), ...regs.slice(0, n), ...floats];
     return sp ? [...kept, sp] : kept;
   };
   // A value set on some path (not only left behind by a call) is a return value; so is a call's
@@ -385,7 +392,9 @@ export function dropStackMarker(fn: IrFunction, cc: CallingConvention): IrFuncti
  * Stack arguments (cdecl and the other 32-bit conventions): the stores a block makes at the
  * stack pointer of a call, `[sp]`, `[sp+4]`, …, since the previous call, become the call's
  * arguments. How many: the callee's prototype or summary, else the run of stores found. Runs
- * after propagation, while the call's last argument still marks its stack pointer.
+ * after propagation, while the call's last argument still marks its stack pointer. Under a
+ * convention with argument registers (AAPCS64), only the arguments a known callee takes beyond
+ * its registers: the ninth integer argument on is stored at `[sp]`, `[sp+8]`, ….
  */
 export function stackArguments(
   fn: IrFunction,
@@ -416,14 +425,21 @@ export function stackArguments(
       const info = facts.callee(s.target);
       let want = info?.args;
       if (info?.variadic) want = undefined;
+      if (cc.args.length > 0) {
+        if (want === undefined || want <= cc.args.length) return;
+        want -= cc.args.length;
+      }
       const args: Expr[] = [];
+      let at = base;
       for (let n = 0; want === undefined ? n < 16 : n < want; n++) {
-        const j = stores.get(base + n * cc.slot);
+        const j = stores.get(at);
         if (j === undefined) break;
         const st = b.stmts[j]!;
         if (st.k !== "store") break;
         args.push(st.value);
         removed.add(j);
+        // A double on the x86-32 stack (`fstp qword [esp]`) is one argument in two slots.
+        at += Math.max(1, Math.ceil(st.size / cc.slot)) * cc.slot;
       }
       replaced.set(i, { ...s, args: [...s.args.slice(0, -1), ...args, marker!] });
     });
