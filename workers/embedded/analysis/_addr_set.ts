@@ -6,12 +6,18 @@
 export class AddrSet {
   readonly #a: Float64Array;
 
-  /** `count`: how many `values` yields (sizing the array at once beats `Float64Array.from`). */
+  /**
+   * `count`: how many `values` yields (sizing the array at once beats `Float64Array.from`).
+   * Repeated values count once.
+   */
   constructor(values: Iterable<number>, count: number) {
     const a = new Float64Array(count);
     let i = 0;
     for (const v of values) a[i++] = v;
-    this.#a = a.sort();
+    a.sort();
+    let n = 0;
+    for (let k = 0; k < a.length; k++) if (n === 0 || a[k] !== a[n - 1]) a[n++] = a[k]!;
+    this.#a = n === a.length ? a : a.slice(0, n);
   }
 
   get size(): number {
@@ -30,6 +36,11 @@ export class AddrSet {
       else return true;
     }
     return false;
+  }
+
+  /** The addresses in increasing order, as one array (do not modify). */
+  get array(): Float64Array {
+    return this.#a;
   }
 
   /** The addresses in increasing order. */

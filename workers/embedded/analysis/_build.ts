@@ -98,6 +98,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   const labels = new Set<number>();
   const scanner = new DataRefScanner(image);
   const thunkTargets = new Map<number, number>();
+  const memRefOnly = image.arch === "x86" || image.arch === "x86_64";
   let done = 0;
   // Freed traces and each function's scratch pile up in the old generation otherwise.
   const collector = starts.length >= 2000 ? new GrowthCollector() : undefined;
@@ -119,29 +120,39 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       }
       continue;
     }
-    // Sorted by address, from the cache again: traces keep addresses only.
-    const insns = [...trace.insns].map((a) => cache.at(a)!);
+    // Sorted by address, from the cache again: traces keep addresses only. Leaders and enders
+    // are sorted too, so one pass walks all three.
+    const addrs = trace.insns.array;
+    const ns = new Int32Array(addrs.length);
+    const leaders = trace.leaders.array;
+    const enders = trace.enders.array;
     const blocks: Block[] = [];
-    const blockOf = new Map<number, number>();
-    const lastOf = new Map<number, number>();
+    /** Per instruction: its block's index. Per block: its last instruction. */
+    const blockIdx = new Int32Array(addrs.length);
+    const lastOf: number[] = [];
     let cur: Block | undefined;
     let prevEnded = true;
-    for (const insn of insns) {
-      const a = insn.address;
-      if (cur === undefined || prevEnded || trace.leaders.has(a) || cur.end !== a) {
+    for (let i = 0, li = 0, ei = 0; i < addrs.length; i++) {
+      const a = addrs[i]!;
+      const n = cache.indexAt(a);
+      ns[i] = n;
+      while (li < leaders.length && leaders[li]! < a) li++;
+      if (cur === undefined || prevEnded || leaders[li] === a || cur.end !== a) {
         cur = { start: a, end: a };
         blocks.push(cur);
       }
-      cur.end = a + insn.size;
-      blockOf.set(a, cur.start);
-      lastOf.set(cur.start, a);
-      prevEnded = trace.enders.has(a);
+      cur.end = a + cache.sizeOf(n);
+      blockIdx[i] = blocks.length - 1;
+      lastOf[blocks.length - 1] = a;
+      while (ei < enders.length && enders[ei]! < a) ei++;
+      prevEnded = enders[ei] === a;
     }
     const edges: Edge[] = [];
     const addEdge = (e: Edge) => edges.push(e);
     for (const e of trace.edges) {
-      const from = blockOf.get(e.from);
-      if (from === undefined || (e.kind === "tail" && e.to === start)) continue;
+      const i = indexOf(addrs, e.from);
+      if (i < 0 || (e.kind === "tail" && e.to === start)) continue;
+      const from = blocks[blockIdx[i]!]!.start;
       const edge: Edge = { from, to: e.to, kind: e.kind };
       if (e.value !== undefined) edge.value = e.value;
       addEdge(edge);
@@ -150,8 +161,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     for (let i = 0; i + 1 < blocks.length; i++) {
       const b = blocks[i]!;
       const n = blocks[i + 1]!;
-      const last = lastOf.get(b.start);
-      if (b.end === n.start && last !== undefined && !trace.enders.has(last)) {
+      if (b.end === n.start && !trace.enders.has(lastOf[i]!)) {
         addEdge({ from: b.start, to: n.start, kind: "fall" });
       }
     }
@@ -211,8 +221,6 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     });
 
     // Cross-references, walking blocks in order so register pairs stay within a block.
-    const callAt = new Map<number, number>();
-    for (const c of trace.calls) callAt.set(c.from, c.to);
     for (const e of trace.edges) {
       // An import stub's `jmp [slot]` leads back to the stub itself (the slot's import
       // address): not a reference anyone looks for.
@@ -221,21 +229,33 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
         xrefs.push({ from: e.from, to: e.to, kind: "jump" });
       }
     }
+    // Calls by address (one per call instruction), walked beside the instructions.
+    const calls = trace.calls.length < 2
+      ? trace.calls
+      : trace.calls.slice().sort((x, y) => x.from - y.from);
     let bi = -1;
-    for (const insn of insns) {
-      const b = blockOf.get(insn.address)!;
-      if (b !== bi) {
+    for (let i = 0, ci = 0; i < addrs.length; i++) {
+      const a = addrs[i]!;
+      const n = ns[i]!;
+      if (blockIdx[i] !== bi) {
         scanner.beginBlock();
-        bi = b;
+        bi = blockIdx[i]!;
       }
-      const call = callAt.get(insn.address);
-      if (call !== undefined) xrefs.push({ from: insn.address, to: call, kind: "call" });
+      let call: number | undefined;
+      while (ci < calls.length && calls[ci]!.from <= a) {
+        if (calls[ci]!.from === a) call = calls[ci]!.to;
+        ci++;
+      }
+      if (call !== undefined) xrefs.push({ from: a, to: call, kind: "call" });
+      // x86 refers to data through its memRef only: skip the rest without an object.
+      if (memRefOnly && cache.memRefOf(n) !== cache.memRefOf(n)) continue;
+      const insn = cache.insn(n, a);
       for (const r of scanner.refs(insn)) {
         if (call !== undefined && r.to === insn.memRef && r.kind === "read") {
-          xrefs.push({ from: insn.address, to: r.to, kind: "read" });
+          xrefs.push({ from: a, to: r.to, kind: "read" });
           continue;
         }
-        xrefs.push({ from: insn.address, to: r.to, kind: r.kind });
+        xrefs.push({ from: a, to: r.to, kind: r.kind });
       }
     }
     // Done with this trace: a big binary's traces hold a lot.
@@ -327,6 +347,20 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     names,
     seconds: 0,
   };
+}
+
+/** Index of `value` in sorted `a`, or -1. */
+function indexOf(a: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = a[mid]!;
+    if (v < value) lo = mid + 1;
+    else if (v > value) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }
 
 /**

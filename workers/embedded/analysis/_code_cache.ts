@@ -26,7 +26,8 @@ const FLOWS: readonly Flow[] = [
   "trap",
   "invalid",
 ];
-const FLOW_CODE = Object.fromEntries(FLOWS.map((f, i) => [f, i])) as Record<Flow, number>;
+/** The code of each flow kind in the `flow` column ({@link CodeCache.flowOf}). */
+export const FLOW_CODE = Object.fromEntries(FLOWS.map((f, i) => [f, i])) as Record<Flow, number>;
 
 /** Decoded instructions of an image's executable ranges. */
 export class CodeCache {
@@ -36,6 +37,8 @@ export class CodeCache {
   readonly #exec: { start: number; end: number }[];
   /** Per executable range: instruction number + 1 at each byte offset, 0 when not decoded. */
   readonly #index: Int32Array[];
+  /** Per executable range: its bytes, read on first use (views on the image's bytes). */
+  readonly #code: (Uint8Array | undefined)[] = [];
   #size = new Uint8Array(1024);
   #flow = new Uint8Array(1024);
   /** NaN for none. */
@@ -44,8 +47,8 @@ export class CodeCache {
   #memRef = new Float64Array(1024);
   /** Instructions decoded so far, for progress and yield accounting. */
   decoded = 0;
-  /** The few instructions a run decoded past the end of its code section. */
-  readonly #outside = new Map<number, Insn>();
+  /** Numbers of the few instructions a run decoded past the end of its code section. */
+  readonly #outside = new Map<number, number>();
   /** Instructions kept. */
   #count = 0;
   #released = false;
@@ -81,6 +84,15 @@ export class CodeCache {
     return i < 0 ? undefined : this.#exec[i]!.end;
   }
 
+  /** The byte of code at `addr`, or -1 outside the executable ranges. */
+  byteAt(addr: number): number {
+    const ri = this.#rangeOf(addr);
+    if (ri < 0) return -1;
+    const r = this.#exec[ri]!;
+    const code = this.#code[ri] ??= this.#image.readUpTo(r.start, r.end - r.start);
+    return code[addr - r.start] ?? -1;
+  }
+
   /** Index of the executable range holding `addr`, or -1. */
   #rangeOf(addr: number): number {
     const r = this.#exec;
@@ -103,20 +115,51 @@ export class CodeCache {
       if (bytes.length === 0 || !this.isCode(addr)) return undefined;
       return this.decoderFor(addr).decode(bytes, addr, { maxCount: 1 })[0];
     }
+    const n = this.indexAt(addr);
+    return n < 0 ? undefined : this.insn(n, addr);
+  }
+
+  /**
+   * The number of the instruction at `addr` (decoding a run from there on a miss), or -1 where
+   * none is: the hot loops read its columns ({@link sizeOf}, {@link flowOf}, …) instead of
+   * building an {@link Insn} per visit. Numbers stay valid until {@link release}.
+   */
+  indexAt(addr: number): number {
+    if (this.#released) throw new Error("CodeCache.indexAt after release");
     const ri = this.#rangeOf(addr);
-    if (ri < 0) return this.#outside.get(addr);
+    if (ri < 0) return this.#outside.get(addr) ?? -1;
     const index = this.#index[ri]!;
     const offset = addr - this.#exec[ri]!.start;
     let n = index[offset]!;
     if (n === 0) {
       this.#decodeRun(addr);
       n = index[offset]!;
-      if (n === 0) return undefined;
     }
-    return this.#insn(n - 1, addr);
+    return n - 1;
   }
 
-  #insn(n: number, address: number): Insn {
+  /** Size in bytes of instruction `n`. */
+  sizeOf(n: number): number {
+    return this.#size[n]!;
+  }
+
+  /** Flow of instruction `n`, as its {@link FLOW_CODE}. */
+  flowOf(n: number): number {
+    return this.#flow[n]!;
+  }
+
+  /** Direct target of instruction `n`, NaN for none. */
+  targetOf(n: number): number {
+    return this.#target[n]!;
+  }
+
+  /** Memory reference of instruction `n`, NaN for none. */
+  memRefOf(n: number): number {
+    return this.#memRef[n]!;
+  }
+
+  /** Instruction `n` (at `address`) as an object. */
+  insn(n: number, address: number): Insn {
     const insn: Insn = {
       address,
       size: this.#size[n]!,
@@ -143,7 +186,7 @@ export class CodeCache {
       if (mode !== undefined && this.decoderFor(insn.address) !== mode) break;
       const ri = this.#rangeOf(insn.address);
       if (ri < 0) {
-        if (!this.#outside.has(insn.address)) this.#outside.set(insn.address, insn);
+        if (!this.#outside.has(insn.address)) this.#outside.set(insn.address, this.#add(insn));
         continue;
       }
       const index = this.#index[ri]!;

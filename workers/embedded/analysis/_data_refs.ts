@@ -54,7 +54,7 @@ export class DataRefScanner {
 
   /** Forget tracked registers: a new block may be reached from elsewhere. */
   beginBlock(): void {
-    this.#regs.clear();
+    if (this.#regs.size > 0) this.#regs.clear();
   }
 
   /** The data references of `insn`, in the order they appear. */

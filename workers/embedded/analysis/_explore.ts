@@ -5,8 +5,9 @@
  */
 
 import type { Insn } from "../arch/types.ts";
+import { AddrMap } from "./_addr_map.ts";
 import { AddrSet } from "./_addr_set.ts";
-import type { CodeCache } from "./_code_cache.ts";
+import { type CodeCache, FLOW_CODE } from "./_code_cache.ts";
 
 /**
  * How far back along one path `before` walks: a computed goto's table base (`lea r14, disptab`)
@@ -45,10 +46,13 @@ export interface ExploreContext {
   resolveSwitch(ijump: Insn, before: () => Iterable<Insn>): SwitchTable | undefined;
   /** The first known function start above `addr` (Infinity when none). */
   nextStartAfter(addr: number): number;
-  /** Whether `insn` takes its `memRef` as an address (x86 lea, AArch64 adr) rather than reading it. */
-  takesAddress(insn: Insn): boolean;
+  /**
+   * Whether the instruction at `address` takes its `memRef` as an address (x86 lea, AArch64
+   * adr) rather than reading it.
+   */
+  takesAddress(address: number, size: number): boolean;
   /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
-  immediatePointer?: ((insn: Insn) => number | undefined) | undefined;
+  immediatePointer?: ((address: number, size: number) => number | undefined) | undefined;
   /**
    * The end of the section holding `addr` (Infinity when unknown): code does not fall through
    * from one section into the next (a RISC-V PLT stub's `jalr t1` into `.text`).
@@ -111,10 +115,49 @@ export function explore(
   ranges: readonly { start: number; end: number }[] | undefined,
   extraEntries: readonly number[],
 ): Trace {
-  // Hash sets while exploring, sorted arrays in the result.
-  const insns = new Map<number, Insn>();
-  const leaders = new Set([start, ...extraEntries]);
-  const enders = new Set<number>();
+  // One pair of scratch maps serves every exploration in turn (nothing explores from inside an
+  // exploration's callbacks).
+  const s = scratch ??= { insns: new AddrMap(1 << 12), prevOf: new AddrMap(1 << 12), busy: false };
+  if (s.busy) throw new Error("explore() is not re-entrant");
+  s.busy = true;
+  try {
+    return exploreWith(ctx, start, ranges, extraEntries, s.insns, s.prevOf);
+  } finally {
+    s.insns.clear();
+    s.prevOf.clear();
+    s.busy = false;
+  }
+}
+
+let scratch: { insns: AddrMap; prevOf: AddrMap; busy: boolean } | undefined;
+
+const SEQ = FLOW_CODE.seq;
+const TRAP = FLOW_CODE.trap;
+const INVALID = FLOW_CODE.invalid;
+const CALL = FLOW_CODE.call;
+const ICALL = FLOW_CODE.icall;
+const CJUMP = FLOW_CODE.cjump;
+const JUMP = FLOW_CODE.jump;
+const IJUMP = FLOW_CODE.ijump;
+const RET = FLOW_CODE.ret;
+
+/**
+ * {@link explore} over empty scratch maps: `insns` takes each reached address to its
+ * instruction number in the cache, `prevOf` to the instruction that led there.
+ */
+function exploreWith(
+  ctx: ExploreContext,
+  start: number,
+  ranges: readonly { start: number; end: number }[] | undefined,
+  extraEntries: readonly number[],
+  insns: AddrMap,
+  prevOf: AddrMap,
+): Trace {
+  // Addresses in the order reached; leaders and enders with repeats (sorted and made unique
+  // at the end).
+  const reached: number[] = [];
+  const leaders: number[] = [start, ...extraEntries];
+  const enders: number[] = [];
   const trace: Omit<Trace, "insns" | "leaders" | "enders"> = {
     start,
     edges: [],
@@ -126,8 +169,8 @@ export function explore(
     bad: false,
     switches: 0,
   };
-  const own = new Set([start, ...extraEntries]);
-  const prevOf = new Map<number, number>();
+  const extra = extraEntries.length > 0 ? new Set(extraEntries) : undefined;
+  const own = (a: number) => a === start || extra?.has(a) === true;
   const stack: number[] = [...extraEntries.slice().reverse(), start];
   const cache = ctx.cache;
   // Without a known extent, a jump before the start or past the next known function is a tail
@@ -136,22 +179,22 @@ export function explore(
   const inRange = (a: number) =>
     ranges === undefined ? a >= start && a < next : ranges.some((r) => a >= r.start && a < r.end);
 
-  const isTail = (to: number): boolean => !own.has(to) && (ctx.isFunctionStart(to) || !inRange(to));
+  const isTail = (to: number): boolean => !own(to) && (ctx.isFunctionStart(to) || !inRange(to));
 
   const before = (from: number) =>
     function* (): Iterable<Insn> {
       let a = prevOf.get(from);
-      for (let i = 0; a !== undefined && i < DEEP_SLICE; i++) {
-        const insn = insns.get(a);
-        if (insn === undefined) return;
-        yield insn;
+      for (let i = 0; a === a && i < DEEP_SLICE; i++) {
+        const n = insns.get(a);
+        if (n !== n) return;
+        yield cache.insn(n, a);
         a = prevOf.get(a);
       }
     };
 
   /** Resolves the switch at an indirect jump and queues its cases; false when unresolved. */
   const addCases = (addr: number, last: number): boolean => {
-    const sw = ctx.resolveSwitch(insns.get(addr)!, before(addr));
+    const sw = ctx.resolveSwitch(cache.insn(insns.get(addr), addr), before(addr));
     if (sw === undefined) return false;
     trace.switches++;
     if (sw.inlineBytes !== undefined) {
@@ -164,7 +207,7 @@ export function explore(
     }
     targets.forEach((to, i) => {
       trace.edges.push({ from: addr, to, kind: "case", value: i });
-      leaders.add(to);
+      leaders.push(to);
       if (!prevOf.has(to)) prevOf.set(to, last);
       stack.push(to);
     });
@@ -173,89 +216,101 @@ export function explore(
 
   while (stack.length > 0) {
     let addr = stack.pop()!;
-    let prev: number | undefined;
+    let prev = NaN;
     const sectionEnd = ctx.sectionEnd?.(addr) ?? Infinity;
     while (true) {
       if (addr >= sectionEnd) {
-        if (prev !== undefined) enders.add(prev);
+        if (prev === prev) enders.push(prev);
         break;
       }
       if (insns.has(addr)) break;
       // One function can be huge (a bogus extent over megabytes of zeros): stay in budget.
       if ((insns.size & 4095) === 4095) ctx.checkBudget?.();
-      if (addr !== start && !own.has(addr) && ctx.isFunctionStart(addr)) {
+      if (!own(addr) && ctx.isFunctionStart(addr)) {
         // Flowed into the next function: the call before was to one that does not return,
         // or this is a shared tail. Either way the other function owns the code.
-        if (prev !== undefined) {
+        if (prev === prev) {
           trace.edges.push({ from: prev, to: addr, kind: "tail" });
-          enders.add(prev);
+          enders.push(prev);
         }
         trace.mayReturn = true;
         break;
       }
-      const insn = cache.at(addr);
-      if (insn === undefined || insn.flow === "invalid") {
+      const n = cache.indexAt(addr);
+      const flow = n < 0 ? INVALID : cache.flowOf(n);
+      if (flow === INVALID) {
         trace.bad = true;
-        if (prev !== undefined) enders.add(prev);
+        if (prev === prev) enders.push(prev);
         break;
       }
-      insns.set(addr, insn);
-      if (prev !== undefined && !prevOf.has(addr)) prevOf.set(addr, prev);
-      const next = addr + insn.size;
+      insns.set(addr, n);
+      reached.push(addr);
+      if (prev === prev && !prevOf.has(addr)) prevOf.set(addr, prev);
+      const size = cache.sizeOf(n);
+      const next = addr + size;
       // The instruction after which the block really ends (the delay slot on MIPS).
       let last = addr;
       let after = next;
-      if (ctx.delaySlots && insn.flow !== "seq" && insn.flow !== "trap") {
-        const slot = cache.at(next);
-        if (slot !== undefined && slot.flow === "seq") {
+      if (ctx.delaySlots && flow !== SEQ && flow !== TRAP) {
+        const slot = cache.indexAt(next);
+        if (slot >= 0 && cache.flowOf(slot) === SEQ) {
+          if (!insns.has(next)) reached.push(next);
           insns.set(next, slot);
           prevOf.set(next, addr);
           last = next;
-          after = next + slot.size;
+          after = next + cache.sizeOf(slot);
         }
       }
       prev = last;
-      if (insn.memRef !== undefined && insn.flow === "seq" && cache.isCode(insn.memRef)) {
-        if (ctx.takesAddress(insn)) trace.codePointers.push(insn.memRef);
-        else trace.dataInCode.push(insn.memRef);
-      } else if (insn.memRef === undefined && insn.flow === "seq" && ctx.immediatePointer) {
-        const p = ctx.immediatePointer(insn);
-        if (p !== undefined && cache.isCode(p)) trace.codePointers.push(p);
+      const memRef = cache.memRefOf(n);
+      if (flow === SEQ) {
+        if (memRef === memRef) {
+          if (cache.isCode(memRef)) {
+            if (ctx.takesAddress(addr, size)) trace.codePointers.push(memRef);
+            else trace.dataInCode.push(memRef);
+          }
+        } else if (ctx.immediatePointer) {
+          const p = ctx.immediatePointer(addr, size);
+          if (p !== undefined && cache.isCode(p)) trace.codePointers.push(p);
+        }
+        addr = after;
+        continue;
       }
+      const target = cache.targetOf(n);
       let stop = false;
-      switch (insn.flow) {
-        case "seq":
-          break;
-        case "call":
-        case "icall": {
-          let to = insn.target;
-          if (to === undefined && insn.memRef !== undefined) to = ctx.slotTarget(insn.memRef);
-          if (to === undefined) to = ctx.gotTarget?.(insn, before(addr));
+      switch (flow) {
+        case CALL:
+        case ICALL: {
+          let to: number | undefined = target === target ? target : undefined;
+          if (to === undefined && memRef === memRef) to = ctx.slotTarget(memRef);
+          if (to === undefined && ctx.gotTarget) {
+            to = ctx.gotTarget(cache.insn(n, addr), before(addr));
+          }
           if (to === undefined) break;
-          if (to === after && insn.flow === "call") break; // call next; pop: PC thunk idiom
+          if (to === after && flow === CALL) break; // call next; pop: PC thunk idiom
           if (ctx.localEntryOffset > 0 && !ctx.isFunctionStart(to)) {
             const global = to - ctx.localEntryOffset;
             if (ctx.isFunctionStart(global) || ctx.isGlobalEntry?.(global) === true) to = global;
           }
           trace.calls.push({ from: addr, to });
           if (ctx.isNoReturn(to)) {
-            enders.add(last);
+            enders.push(last);
             stop = true;
           }
           break;
         }
-        case "cjump": {
-          const to = insn.target;
-          if (to === undefined) {
-            leaders.add(after);
-            enders.add(last);
+        case CJUMP: {
+          if (target !== target) {
+            leaders.push(after);
+            enders.push(last);
             trace.edges.push({ from: addr, to: after, kind: "false" });
             // A conditional write to PC (A32 `addls pc, pc, r0, lsl #2`) can be a switch.
             addCases(addr, last);
             break;
           }
-          enders.add(last);
-          leaders.add(after);
+          const to = target;
+          enders.push(last);
+          leaders.push(after);
           // Without a known extent, `jmp X` straight before alignment padding that ends at X is
           // a tail call to the function after the padding, not a jump within this one.
           const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
@@ -264,21 +319,21 @@ export function explore(
             trace.mayReturn = true;
           } else {
             trace.edges.push({ from: addr, to, kind: "true" });
-            leaders.add(to);
+            leaders.push(to);
             stack.push(to);
             if (!prevOf.has(to)) prevOf.set(to, last);
           }
           trace.edges.push({ from: addr, to: after, kind: "false" });
           break;
         }
-        case "jump": {
-          const to = insn.target;
-          enders.add(last);
+        case JUMP: {
+          enders.push(last);
           stop = true;
-          if (to === undefined) {
+          if (target !== target) {
             trace.mayReturn = true;
             break;
           }
+          const to = target;
           // Without a known extent, `jmp X` straight before alignment padding that ends at X is
           // a tail call to the function after the padding, not a jump within this one.
           const overPadding = ranges === undefined && to > after && ctx.paddingEnd?.(after) === to;
@@ -287,18 +342,18 @@ export function explore(
             if (!ctx.isNoReturn(to)) trace.mayReturn = true;
           } else {
             trace.edges.push({ from: addr, to, kind: "jump" });
-            leaders.add(to);
+            leaders.push(to);
             if (!prevOf.has(to)) prevOf.set(to, last);
             stack.push(to);
           }
           break;
         }
-        case "ijump": {
-          enders.add(last);
+        case IJUMP: {
+          enders.push(last);
           stop = true;
-          const slot = insn.memRef !== undefined
-            ? ctx.slotTarget(insn.memRef)
-            : ctx.gotTarget?.(insn, before(addr));
+          const slot = memRef === memRef
+            ? ctx.slotTarget(memRef)
+            : ctx.gotTarget?.(cache.insn(n, addr), before(addr));
           if (slot !== undefined) {
             trace.edges.push({ from: addr, to: slot, kind: "tail" });
             if (!ctx.isNoReturn(slot)) trace.mayReturn = true;
@@ -307,13 +362,13 @@ export function explore(
           if (!addCases(addr, last)) trace.mayReturn = true;
           break;
         }
-        case "ret":
+        case RET:
           trace.mayReturn = true;
-          enders.add(last);
+          enders.push(last);
           stop = true;
           break;
         default:
-          enders.add(last);
+          enders.push(last);
           stop = true;
       }
       if (stop) break;
@@ -322,8 +377,8 @@ export function explore(
   }
   return {
     ...trace,
-    insns: new AddrSet(insns.keys(), insns.size),
-    leaders: new AddrSet(leaders, leaders.size),
-    enders: new AddrSet(enders, enders.size),
+    insns: new AddrSet(reached, reached.length),
+    leaders: new AddrSet(leaders, leaders.length),
+    enders: new AddrSet(enders, enders.length),
   };
 }

@@ -4,13 +4,14 @@
  * strings and names. Yields to the event loop regularly so the worker stays responsive.
  */
 
-import type { Decoder, Insn } from "../arch/types.ts";
+import type { Decoder } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
 import { Analysis } from "./analysis.ts";
 import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
-import { CodeCache } from "./_code_cache.ts";
+import { CodeCache, FLOW_CODE } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
+import { AddrMap } from "./_addr_map.ts";
 import { switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
@@ -75,10 +76,11 @@ class Coverage {
     this.#maps[i]!.fill(1, o, o + size);
   }
   /** Marks the one byte at each of `addrs` (sorted): instruction starts. */
-  mark(addrs: Iterable<number>): void {
+  mark(addrs: ArrayLike<number>): void {
     let i = -1;
     let r = { start: 0, end: 0 };
-    for (const a of addrs) {
+    for (let k = 0; k < addrs.length; k++) {
+      const a = addrs[k]!;
       if (a < r.start || a >= r.end) {
         i = this.#find(a);
         r = i < 0 ? { start: 0, end: 0 } : this.#ranges[i]!;
@@ -201,6 +203,8 @@ class Discovery {
   /** Sorted starts for `nextStartAfter`, built lazily and kept current by {@link addSeed}. */
   #sortedStarts: number[] | undefined;
   readonly #cold = new Map<string, number[]>();
+  /** The keys of {@link seeds} (value 1; 0 once dropped), for the hot `isFunctionStart`. */
+  readonly #starts = new AddrMap();
   readonly #knownRanges: { start: number; end: number }[] = [];
 
   constructor(image: BinaryImage, decoder: Decoder, options: AnalyzeOptions) {
@@ -224,19 +228,19 @@ class Discovery {
     const toc = fixedRegisters(image).r2;
     this.ctx = {
       cache: this.cache,
-      isFunctionStart: (a) => this.seeds.has(a),
+      isFunctionStart: (a) => this.#starts.get(a) === 1,
       isNoReturn: (a) => this.noreturn.has(a),
       slotTarget: (slot) => this.slotTarget.get(slot),
       resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
       gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
-      takesAddress: (insn) => takesAddress(image, insn),
+      takesAddress: (address, size) => takesAddress(image, address, size),
       immediatePointer: image.arch === "x86" || image.arch === "x86_64"
-        ? (insn) => x86ImmediatePointer(image, insn)
+        ? (address, size) => x86ImmediatePointer(image, this.cache, address, size)
         : image.arch === "riscv64" || image.arch === "riscv32"
-        ? (insn) => riscvPairPointer(image, insn)
+        ? (address, size) => riscvPairPointer(image, address, size)
         : image.arch === "ppc64" && toc !== undefined
-        ? (insn) => tocPairPointer(image, toc, insn.address)
+        ? (address) => tocPairPointer(image, toc, address)
         : undefined,
       delaySlots: image.arch === "mips" || image.arch === "mips64",
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
@@ -260,6 +264,7 @@ class Discovery {
       if (end !== undefined && end > start) seed.ranges = [{ start, end }];
       if (name !== undefined) seed.name = name;
       this.seeds.set(start, seed);
+      this.#starts.set(start, 1);
       const st = this.#sortedStarts;
       // Keep the sorted list current: rebuilding it per new seed is quadratic.
       if (st !== undefined) st.splice(lowerBound(st, start), 0, start);
@@ -369,7 +374,7 @@ class Discovery {
   run(s: FunctionSeed): Trace {
     const t = explore(this.ctx, s.start, s.ranges, s.extra);
     this.traces.set(s.start, t);
-    this.explored.mark(t.insns);
+    this.explored.mark(t.insns.array);
     return t;
   }
 
@@ -417,7 +422,8 @@ class Discovery {
     const c = new Coverage(this.cache.ranges);
     const word = this.image.bits === 64 ? 8 : 4;
     for (const t of this.traces.values()) {
-      for (const a of t.insns) c.add(a, this.cache.at(a)!.size);
+      const cache = this.cache;
+      for (const a of t.insns.array) c.add(a, cache.sizeOf(cache.indexAt(a)));
       // AArch64's memRefs in code are `adrp` pages, not data.
       if (this.image.arch !== "aarch64") { for (const d of t.dataInCode) c.add(d, word); }
       for (const d of t.inlineTables) c.add(d.start, d.size);
@@ -438,7 +444,7 @@ class Discovery {
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
     if (inStubSection(image, a)) return false;
     const probe = explore(this.ctx, a, undefined, []);
-    const insns = [...probe.insns].map((p) => cache.at(p)!);
+    const insns = probe.insns.array;
     const head = probe.insns.has(a) ? cache.at(a) : undefined;
     // `b .` after the call to __libc_start_main (MIPS `hlt`) is a trap, not a function.
     if (
@@ -456,18 +462,20 @@ class Discovery {
       first.flow === "call" && first.target !== undefined && this.noreturn.has(first.target) &&
       cov.has(a - 1)
     ) overlaps = true;
-    for (const insn of insns) {
-      if (cov.has(insn.address)) overlaps = true;
+    for (const address of insns) {
+      if (cov.has(address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start, nor to its PowerPC64
       // local entry) marks this as that function's unreached part, e.g. a switch case behind a
       // table we could not read.
-      const t = insn.target;
+      const n = cache.indexAt(address);
+      const flow = cache.flowOf(n);
+      const t = cache.targetOf(n);
       if (
-        (insn.flow === "jump" || insn.flow === "cjump") && t !== undefined && cov.has(t) &&
+        (flow === FLOW_CODE.jump || flow === FLOW_CODE.cjump) && t === t && cov.has(t) &&
         !seeds.has(this.#globalEntry(this.norm(t)))
       ) overlaps = true;
     }
-    for (const insn of insns) cov.add(insn.address, insn.size);
+    for (const address of insns) cov.add(address, cache.sizeOf(cache.indexAt(address)));
     // Its literal pools and inline tables are not the next candidate (ARM without `$d`). Only
     // 32-bit ARM keeps literal pools in code; elsewhere a memRef in code is an AArch64 `adrp`
     // page, which would hide the function that happens to start on it.
@@ -579,7 +587,10 @@ class Discovery {
   /** Phase 6: split-off `.cold` parts found without symbols join the function they belong to. */
   async mergeColdParts(): Promise<void> {
     this.pacer.check();
-    mergeColdParts(this.seeds, this.traces, (s) => this.run(s), this.entry);
+    mergeColdParts(this.seeds, this.traces, (s) => this.run(s), this.entry, (start) => {
+      this.seeds.delete(start);
+      this.#starts.set(start, 0);
+    });
     this.#sortedStarts = undefined;
     await this.pacer.tick(0.8, "Merging split-off parts");
   }
@@ -675,6 +686,7 @@ function mergeColdParts(
   traces: Map<number, Trace>,
   run: (s: FunctionSeed) => Trace,
   entry: number | undefined,
+  drop: (start: number) => void,
 ): void {
   const called = new Set<number>();
   const jumpers = new Map<number, Set<number>>();
@@ -706,7 +718,7 @@ function mergeColdParts(
     if (t.mayReturn && !backIntoParent) continue;
     parent.extra.push(s.start);
     if (parent.ranges !== undefined && s.ranges !== undefined) parent.ranges.push(...s.ranges);
-    seeds.delete(s.start);
+    drop(s.start);
     traces.delete(s.start);
     parents.add(parent);
   }
@@ -754,8 +766,8 @@ function ppcCallStubs(image: BinaryImage, toc: number): Map<number, number> {
 }
 
 /** Whether `insn` takes its memRef as an address: x86 `lea`, AArch64 `adr`. */
-function takesAddress(image: BinaryImage, insn: Insn): boolean {
-  const b = image.read(insn.address, Math.min(insn.size, 4));
+function takesAddress(image: BinaryImage, address: number, size: number): boolean {
+  const b = image.read(address, Math.min(size, 4));
   if (b === undefined) return false;
   if (image.arch === "x86" || image.arch === "x86_64") {
     let i = 0;
@@ -775,18 +787,29 @@ function takesAddress(image: BinaryImage, insn: Insn): boolean {
  * `__libc_start_main`, `push main` on i386, `mov rdi, imm32` sign-extended. Only those exact
  * encodings count; other immediates are numbers.
  */
-function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined {
-  if (insn.size < 5 || insn.size > 7) return undefined;
-  const b = image.read(insn.address, insn.size);
+function x86ImmediatePointer(
+  image: BinaryImage,
+  cache: CodeCache,
+  address: number,
+  size: number,
+): number | undefined {
+  if (size < 5 || size > 7) return undefined;
+  // Most instructions fail on their first byte: test it before taking a view of the bytes.
+  const b0 = cache.byteAt(address);
+  if (
+    b0 >= 0 && !(size <= 6 && b0 >= 0xb8 && b0 <= 0xbf) && !(size === 6 && b0 === 0x41) &&
+    !(size === 5 && b0 === 0x68) && !(size === 7 && (b0 & 0xf8) === 0x48)
+  ) return undefined;
+  const b = image.read(address, size);
   if (b === undefined) return undefined;
   let i = 0;
-  if (insn.size === 6 && (b[0] === 0x41)) i = 1; // mov r8d..r15d, imm32
+  if (size === 6 && (b[0] === 0x41)) i = 1; // mov r8d..r15d, imm32
   const imm = (o: number) =>
     (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
-  if (insn.size === 5 + i && b[i]! >= 0xb8 && b[i]! <= 0xbf) return imm(i + 1);
-  if (insn.size === 5 && b[0] === 0x68 && image.bits === 32) return imm(1);
+  if (size === 5 + i && b[i]! >= 0xb8 && b[i]! <= 0xbf) return imm(i + 1);
+  if (size === 5 && b[0] === 0x68 && image.bits === 32) return imm(1);
   // REX.W C7 /0 with a register operand: mov r64, sign-extended imm32 (positive addresses only).
-  if (insn.size === 7 && (b[0]! & 0xf8) === 0x48 && b[1] === 0xc7 && (b[2]! & 0xf8) === 0xc0) {
+  if (size === 7 && (b[0]! & 0xf8) === 0x48 && b[1] === 0xc7 && (b[2]! & 0xf8) === 0xc0) {
     const v = imm(3);
     return v < 0x80000000 ? v : undefined;
   }
@@ -798,9 +821,9 @@ function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined
  * (`la a0, main` in `_start`). Given the `addi`, the full address when the word before it is
  * the matching `auipc`/`lui`.
  */
-function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
-  if (insn.size !== 4) return undefined;
-  const b = image.read(insn.address - 4, 8);
+function riscvPairPointer(image: BinaryImage, address: number, size: number): number | undefined {
+  if (size !== 4) return undefined;
+  const b = image.read(address - 4, 8);
   if (b === undefined) return undefined;
   const v = new DataView(b.buffer, b.byteOffset, 8);
   const hi = v.getUint32(0, true);
@@ -811,7 +834,7 @@ function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
   const op = hi & 0x7f;
   if (op !== 0x17 && op !== 0x37) return undefined; // auipc, lui
   const value = (hi & 0xfffff000) + (lo >> 20);
-  return op === 0x17 ? insn.address - 4 + value : value;
+  return op === 0x17 ? address - 4 + value : value;
 }
 
 /** `gotTarget` of the exploration context: an import's stub, else the code address in the slot. */
