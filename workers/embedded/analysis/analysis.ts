@@ -43,10 +43,42 @@ const NAME_PRIORITY: Record<NameEntry["kind"], number> = {
 };
 
 interface NameIndexes {
+  /** The best name per address, but for labels named after their address (`loc_…`). */
   names: Map<number, NameEntry>;
+  /** Name → address of its first entry, but for labels named after their address. */
   lookup: Map<string, number>;
+  /** Addresses of labels named after their address, sorted. */
+  labels: Float64Array;
   /** Names usable as a base for `name+offset` (labels excluded), sorted by address. */
   anchors: NameEntry[];
+}
+
+/**
+ * The names of an analysis read from the cache, as rows: a big binary has a couple of hundred
+ * thousand, most of them labels named after their address, which the index then keeps as
+ * addresses only.
+ */
+export interface NameRows {
+  count: number;
+  address(i: number): number;
+  kind(i: number): NameEntry["kind"];
+  /** The entry; only asked for rows that are not labels named after their address. */
+  entry(i: number): NameEntry;
+  /** Whether row `i` is a label named after its address. */
+  derived(i: number): boolean;
+}
+
+const hex = (a: number) => a.toString(16).toUpperCase();
+
+/** The label name made from an address. */
+function labelName(address: number): string {
+  return `loc_${hex(address)}`;
+}
+
+/** Whether sorted `labels` holds `addr`. */
+function hasLabel(labels: Float64Array, addr: number): boolean {
+  const i = lowerBound(labels.length, (k) => labels[k]!, addr);
+  return labels[i] === addr;
 }
 
 /** Binary search: the first index in [0, n) whose key is ≥ `value`. */
@@ -75,10 +107,13 @@ export class Analysis {
   /** Best name per address, names to addresses, and anchors for `name+offset`. */
   #nameIndex: NameIndexes | undefined;
   readonly #strings = new Map<number, StringInfo>();
+  readonly #nameRows: NameRows | undefined;
 
-  constructor(data: AnalysisData, image: BinaryImage) {
+  /** `nameRows`: the names as rows (a cached analysis), read instead of `data.names`. */
+  constructor(data: AnalysisData, image: BinaryImage, nameRows?: NameRows) {
     this.data = data;
     this.image = image;
+    this.#nameRows = nameRows;
     for (const f of data.functions) {
       this.#byStart.set(f.start, f);
       if (!this.#byName.has(f.name)) this.#byName.set(f.name, f);
@@ -98,16 +133,31 @@ export class Analysis {
     if (this.#nameIndex !== undefined) return this.#nameIndex;
     const names = new Map<number, NameEntry>();
     const lookup = new Map<string, number>();
-    for (const n of this.data.names) {
+    const labels: number[] = [];
+    const add = (n: NameEntry) => {
       const cur = names.get(n.address);
       if (cur === undefined || NAME_PRIORITY[n.kind] < NAME_PRIORITY[cur.kind]) {
         names.set(n.address, n);
       }
       if (!lookup.has(n.name)) lookup.set(n.name, n.address);
+    };
+    // Labels named after their address (most names) are kept as sorted addresses: the
+    // lowest-priority name of an address, found again by parsing their name.
+    const rows = this.#nameRows;
+    if (rows !== undefined) {
+      for (let i = 0; i < rows.count; i++) {
+        if (rows.derived(i)) labels.push(rows.address(i));
+        else add(rows.entry(i));
+      }
+    } else {
+      for (const n of this.data.names) {
+        if (n.kind === "label" && n.name === labelName(n.address)) labels.push(n.address);
+        else add(n);
+      }
     }
     const anchors = [...names.values()].filter((n) => n.kind !== "label")
       .sort((a, b) => a.address - b.address);
-    this.#nameIndex = { names, lookup, anchors };
+    this.#nameIndex = { names, lookup, labels: new Float64Array(labels), anchors };
     return this.#nameIndex;
   }
 
@@ -263,7 +313,10 @@ export class Analysis {
 
   /** The best name of exactly `addr` (function, import, symbol, string, then label). */
   nameAt(addr: number): string | undefined {
-    return this.#index().names.get(addr)?.name;
+    const index = this.#index();
+    const hit = index.names.get(addr)?.name;
+    if (hit !== undefined || !hasLabel(index.labels, addr)) return hit;
+    return labelName(addr);
   }
 
   /** Every name entry at `addr`. */
@@ -279,10 +332,17 @@ export class Analysis {
 
   /** The address of `name` (any kind of name, `sub_…`/`loc_…` included). */
   lookup(name: string): number | undefined {
-    const hit = this.#index().lookup.get(name);
-    if (hit !== undefined) return hit;
+    const index = this.#index();
+    const hit = index.lookup.get(name);
     const m = /^(?:sub|loc|j_sub|off|unk|byte|dword|qword)_([0-9A-Fa-f]+)$/.exec(name);
-    return m === null ? undefined : Number.parseInt(m[1]!, 16);
+    const parsed = m === null ? undefined : Number.parseInt(m[1]!, 16);
+    // A label named after its address comes first when its address is below the other entry
+    // of that name (names are ordered by address): what a map of every name would answer.
+    if (
+      hit !== undefined && parsed !== undefined && parsed < hit && name === labelName(parsed) &&
+      hasLabel(index.labels, parsed)
+    ) return parsed;
+    return hit ?? parsed;
   }
 
   /**

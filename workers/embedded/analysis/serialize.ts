@@ -13,7 +13,7 @@
  */
 
 import type { BinaryImage } from "../formats/image.ts";
-import { Analysis } from "./analysis.ts";
+import { Analysis, type NameRows } from "./analysis.ts";
 import {
   ANALYSIS_VERSION,
   type AnalysisData,
@@ -307,18 +307,26 @@ export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Anal
   // Names (a big binary has hundreds of thousands, most of them labels) become objects when
   // first asked for.
   let names: NameEntry[] | undefined;
+  const entry = (i: number): NameEntry => {
+    const address = c.nAddress[i]!;
+    const t = c.nText[i]!;
+    return {
+      address,
+      name: t < 0 ? `loc_${hex(address)}` : header.names[t]!,
+      kind: NAME_KINDS[c.nKind[i]!]!,
+    };
+  };
   const readNames = (): NameEntry[] => {
     const out: NameEntry[] = [];
-    for (let i = 0; i < counts.n; i++) {
-      const address = c.nAddress[i]!;
-      const t = c.nText[i]!;
-      out.push({
-        address,
-        name: t < 0 ? `loc_${hex(address)}` : header.names[t]!,
-        kind: NAME_KINDS[c.nKind[i]!]!,
-      });
-    }
+    for (let i = 0; i < counts.n; i++) out.push(entry(i));
     return out;
+  };
+  const rows: NameRows = {
+    count: counts.n,
+    address: (i) => c.nAddress[i]!,
+    kind: (i) => NAME_KINDS[c.nKind[i]!]!,
+    derived: (i) => c.nText[i]! < 0,
+    entry,
   };
   const data: AnalysisData = {
     version: header.v,
@@ -335,7 +343,7 @@ export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Anal
     },
     seconds: header.sec,
   };
-  return new Analysis(data, image);
+  return new Analysis(data, image, rows);
 }
 
 /** A function read from the cache: its blocks and edges become objects on first use. */

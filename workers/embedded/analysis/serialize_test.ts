@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { deserializeAnalysis, serializeAnalysis } from "./serialize.ts";
 import { analyzeFixture, openFixture } from "./_test_fixtures.ts";
 import { Analysis } from "./analysis.ts";
-import { ANALYSIS_VERSION, type AnalysisData } from "./types.ts";
+import { ANALYSIS_VERSION, type AnalysisData, type NameEntry } from "./types.ts";
 import { XrefTable } from "./xref_table.ts";
 
 /**
@@ -85,4 +85,25 @@ Deno.test("addresses past 4 GiB survive the cache (as f64 columns)", () => {
   const b = deserializeAnalysis(serializeAnalysis(new Analysis(data, image)), image);
   assert.deepEqual(plain(b.data), plain(data));
   assert.deepEqual(b.xrefsTo(at + 0x100), [{ from: at, to: at + 0x100, kind: "read" }]);
+});
+
+Deno.test("names answer alike fresh and from the cache, as a map of every name would", async () => {
+  const a = await analyzeFixture("elf_x86_64_gcc_O0_stripped");
+  const b = deserializeAnalysis(serializeAnalysis(a), openFixture("elf_x86_64_gcc_O0_stripped"));
+  // The reference: every entry in a map, the best kind per address, the first entry per name.
+  const rank = ["function", "import", "symbol", "object", "import_slot", "string", "label"];
+  const best = new Map<number, NameEntry>();
+  const first = new Map<string, number>();
+  for (const n of a.data.names) {
+    const cur = best.get(n.address);
+    if (cur === undefined || rank.indexOf(n.kind) < rank.indexOf(cur.kind)) best.set(n.address, n);
+    if (!first.has(n.name)) first.set(n.name, n.address);
+  }
+  assert.ok(a.data.names.some((n) => n.kind === "label"), "the fixture has labels");
+  for (const x of [a, b]) {
+    for (const [address, n] of best) assert.equal(x.nameAt(address), n.name);
+    for (const [name, address] of first) assert.equal(x.lookup(name), address);
+    assert.equal(x.nameAt(0x7fffffff), undefined);
+    assert.equal(x.lookup("loc_ABC"), 0xabc);
+  }
 });
