@@ -25,6 +25,11 @@ export class AddrSet {
   }
 
   has(addr: number): boolean {
+    return this.indexOf(addr) >= 0;
+  }
+
+  /** The position of `addr` in increasing order, or -1. */
+  indexOf(addr: number): number {
     const a = this.#a;
     let lo = 0;
     let hi = a.length - 1;
@@ -33,9 +38,9 @@ export class AddrSet {
       const v = a[mid]!;
       if (v < addr) lo = mid + 1;
       else if (v > addr) hi = mid - 1;
-      else return true;
+      else return mid;
     }
-    return false;
+    return -1;
   }
 
   /** The addresses in increasing order, as one array (do not modify). */

@@ -150,7 +150,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const edges: Edge[] = [];
     const addEdge = (e: Edge) => edges.push(e);
     for (const e of trace.edges) {
-      const i = indexOf(addrs, e.from);
+      const i = trace.insns.indexOf(e.from);
       if (i < 0 || (e.kind === "tail" && e.to === start)) continue;
       const from = blocks[blockIdx[i]!]!.start;
       const edge: Edge = { from, to: e.to, kind: e.kind };
@@ -347,20 +347,6 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     names,
     seconds: 0,
   };
-}
-
-/** Index of `value` in sorted `a`, or -1. */
-function indexOf(a: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = a[mid]!;
-    if (v < value) lo = mid + 1;
-    else if (v > value) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
 }
 
 /**
