@@ -17,7 +17,7 @@ import { RemcpError } from "../../../src/errors.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { Insn } from "../arch/types.ts";
 import { type CallingConvention, defaultConvention } from "./abi/conventions.ts";
-import { buildIr } from "./build.ts";
+import { buildIr, type Built } from "./build.ts";
 import { Aarch64Lifter } from "./lift/aarch64.ts";
 import {
   type Expr,
@@ -97,8 +97,10 @@ export interface DecompileInput {
   fullShare?: number;
   /** Run the simplified tier from the start: why (it opens {@link Decompiled.degraded}). */
   simplified?: string;
-  /** The clock (tests pass their own). */
+  /** The budget's clock in milliseconds (the service's counts CPU time; tests pass their own). */
   now?: () => number;
+  /** Receives the lifted function (the last-resort tier prints it when the budget runs out). */
+  onLifted?(built: Built): void;
 }
 
 /** A decompiled function before printing. */
@@ -121,8 +123,13 @@ export interface Decompiled {
   warnings: string[];
   /** Milliseconds per stage. */
   stages: Record<string, number>;
-  /** Why this is the simplified tier's output (absent for the full pipeline's). */
+  /** Why this is the simplified or last-resort tier's output (absent for the full pipeline's). */
   degraded?: string;
+  /**
+   * The last-resort tier's output (lastresort.ts): the lifted IR before SSA, registers are
+   * variables named as the machine's.
+   */
+  lastResort?: true;
 }
 
 /** Propagation rounds the simplified tier allows itself (the full pipeline: up to 64). */
@@ -209,6 +216,7 @@ export function decompile(input: DecompileInput): Decompiled {
     },
     ...(arch === "aarch64" ? [new Aarch64Lifter()] : []),
   );
+  input.onLifted?.(built);
   stage("lift");
   let ir = normalize(built.fn);
   ir = prepareCalls(ir, cc);

@@ -9,7 +9,16 @@ import { analysisOf, type DbAccess, type EmbeddedDb, fnName, functionContaining 
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { DecodeOptions, Decoder, Insn } from "../arch/types.ts";
 import { rowNamer } from "./code_tools.ts";
-import { decompiled, DecompilerCache, renderFor } from "../decompiler/service.ts";
+import {
+  decompiled,
+  type DecompileLimits,
+  DecompilerCache,
+  limitsFromEnv,
+  printUntil,
+  renderFor,
+} from "../decompiler/service.ts";
+import { budgetClock } from "../decompiler/clock.ts";
+import { tierLabel } from "../decompiler/render.ts";
 import { fitRendered } from "../decompiler/fit.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/protocol/results.ts";
 import { localAnnotations } from "../decompiler/locals.ts";
@@ -25,6 +34,12 @@ function sizeOf(fn: FunctionInfo): number {
  * default output cap, which leaves room for the rest of the result.
  */
 const MAX_CODE_BYTES = DEFAULT_MAX_OUTPUT_BYTES * 3 / 4;
+
+let forced: DecompileLimits | undefined;
+/** The decompiler's limits: the defaults, or a tier the benchmark forces (read once). */
+function decompilerLimits(): DecompileLimits {
+  return forced ??= limitsFromEnv((name) => Deno.env.get(name));
+}
 
 export function functionRow(d: EmbeddedDb, fn: FunctionInfo) {
   const flags: string[] = [...fn.flags];
@@ -152,14 +167,22 @@ export function functionTools(db: DbAccess): ToolImpl[] {
       d.decompiler ??= new DecompilerCache();
       const head = { name: fnName(d, fn), start: hex(fn.start), engine: "remcp" };
       try {
-        const dec = await decompiled(d, fn, d.decompiler);
+        // Printing counts against the function's budget, on the same clock; and the C past
+        // the result's cap is never formatted (a huge function's took longer than its analysis).
+        const clock = budgetClock();
+        const limits = decompilerLimits();
+        const dec = await decompiled(d, fn, d.decompiler, limits, clock);
+        const until = printUntil(clock, limits);
         const r = fitRendered(
-          renderFor(d, fn, dec, localAnnotations(d, fn.start)),
+          renderFor(d, fn, dec, localAnnotations(d, fn.start), {
+            maxBytes: MAX_CODE_BYTES,
+            outOfTime: () => clock() > until,
+          }),
           MAX_CODE_BYTES,
         );
         const warnings = [
           ...(dec.degraded !== undefined
-            ? [{ code: "decompiler_degraded", message: `simplified output: ${dec.degraded}` }]
+            ? [{ code: "decompiler_degraded", message: `${tierLabel(dec)}: ${dec.degraded}` }]
             : []),
           ...dec.warnings.map((message) => ({ code: "decompiler", message })),
           ...(r.cut !== undefined ? [{ code: "truncated", message: r.cut }] : []),
