@@ -12,7 +12,11 @@
  */
 
 import { hex } from "../../../src/protocol/paging.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/protocol/results.ts";
 import type { Rendered } from "./render.ts";
+
+/** The C decompile_function carries at most (the rest of the result's cap is for the rest). */
+export const MAX_CODE_BYTES = DEFAULT_MAX_OUTPUT_BYTES * 3 / 4;
 
 /** Printed code and its line map, possibly cut. */
 export interface Fitted {
@@ -69,7 +73,7 @@ export function fitRendered(r: Rendered, maxBytes: number): Fitted {
   for (const l of r.lines) if (l.line > keep) l.addresses.forEach(see);
   r.stopped?.rest.forEach(see);
   const why = r.stopped?.why === "time"
-    ? "printing ran out of the function's time budget"
+    ? "when printing ran out of the function's time budget"
     : "to fit the result";
   const cut = `output cut after line ${keep} of ${r.stopped?.total ?? text.length} ${why}; ` +
     (next !== undefined

@@ -19,8 +19,7 @@ import {
 } from "../decompiler/service.ts";
 import { budgetClock } from "../decompiler/clock.ts";
 import { tierLabel } from "../decompiler/render.ts";
-import { fitRendered } from "../decompiler/fit.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/protocol/results.ts";
+import { fitRendered, MAX_CODE_BYTES } from "../decompiler/fit.ts";
 import { localAnnotations } from "../decompiler/locals.ts";
 
 /** Bytes a function covers: its main extent plus its chunks. */
@@ -33,7 +32,6 @@ function sizeOf(fn: FunctionInfo): number {
  * Bytes of code and line map one decompile_function result carries: three quarters of the
  * default output cap, which leaves room for the rest of the result.
  */
-const MAX_CODE_BYTES = DEFAULT_MAX_OUTPUT_BYTES * 3 / 4;
 
 let forced: DecompileLimits | undefined;
 /** The decompiler's limits: the defaults, or a tier the benchmark forces (read once). */
