@@ -6,7 +6,8 @@
  * `goto`. No SSA, no propagation, no frame, no structuring: each step is one pass over the
  * statements, so it finishes in time linear in the function whatever the load.
  *
- * What it adds to the lifted IR is only what the calling convention says without data flow:
+ * What it adds to the lifted IR is a stack for the stack pointer to point into on entry, and
+ * what the calling convention says without data flow:
  * a call passes the callee's declared (or already summarised) argument registers, else all of the
  * convention's, and sets the return register; a return returns the return register unless the
  * function's declaration says `void`; the parameters are the convention's argument registers up
@@ -36,6 +37,9 @@ import { type CType, uintType } from "./types.ts";
 /** What the last-resort note says the output is. */
 export const LAST_RESORT_NOTE = "the lifted instructions as C with registers as variables, no " +
   "data-flow analysis, control flow as gotos";
+
+/** Bytes of the stack the last-resort C gives the machine code (its frame and its pushes). */
+const STACK = 0x10000;
 
 /** The last-resort tier's output for `input.fn` from its lifted form; `why` opens the note. */
 export function lastResort(input: DecompileInput, built: Built, why: string): Decompiled {
@@ -84,6 +88,23 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
     }
     blocks.set(k, { ...b, stmts, term });
   }
+  // The stack pointer on entry points into a stack of the function's own (the C has no other
+  // to give it): the pushes, spills and locals of the machine code then work as they read.
+  const entry = blocks.get(ir.entry);
+  if (entry) {
+    const stack = { k: "slot", offset: -STACK, size: STACK } as const;
+    const top: Expr = {
+      k: "bin",
+      op: "add",
+      a: { k: "addr", slot: stack, size: ptr },
+      b: { k: "const", value: BigInt(STACK - ptr), size: ptr },
+      size: ptr,
+    };
+    blocks.set(ir.entry, {
+      ...entry,
+      stmts: [{ k: "set", dst: reg(ir.arch.sp), src: top, at: input.fn.start }, ...entry.stmts],
+    });
+  }
   ir = { ...ir, blocks };
   // Each register is one variable of its widest use (writes of its low part keep the rest, as
   // the lifter spells them out).
@@ -115,7 +136,7 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
   return {
     ir,
     tree: structured.body,
-    frame: { scalars: new Map(), arrays: new Map() },
+    frame: { scalars: new Map(), arrays: new Map([[-STACK, STACK]]) },
     cc,
     types,
     params,
