@@ -494,7 +494,8 @@ function switchValues(fn: IrFunction): IrFunction {
   return { ...fn, blocks };
 }
 
-function caseIndex(target: Expr): Expr {
+/** The case index a jump-table target is computed from (`target` itself when none is found). */
+export function caseIndex(target: Expr): Expr {
   let found: Expr | undefined;
   const visit = (e: Expr): void => {
     if (found) return;

@@ -18,11 +18,12 @@
 import type { Built } from "./build.ts";
 import { defaultConvention } from "./abi/conventions.ts";
 import { isVoid, type Prototype } from "./abi/prototype.ts";
-import { type Decompiled, type DecompileInput, toGraph } from "./decompile.ts";
+import { caseIndex, type Decompiled, type DecompileInput, toGraph } from "./decompile.ts";
 import {
   type Expr,
   forEachChild,
   type IrBlock,
+  mapChildren,
   type Reg,
   type Stmt,
   stmtDefs,
@@ -86,6 +87,7 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
         ...(returns ? { value: reg(cc.ret) } : {}),
       };
     }
+    if (term.k === "switch") term = switchTerm(b, term);
     blocks.set(k, { ...b, stmts, term });
   }
   // The stack pointer on entry points into a stack of the function's own (the C has no other
@@ -150,4 +152,59 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
     degraded: `${why}; ${LAST_RESORT_NOTE}`,
     lastResort: true,
   };
+}
+
+type SwitchTerm = Extract<IrBlock["term"], { k: "switch" }>;
+
+/**
+ * A jump table's switch: on the case index when the block computes the target from one that
+ * still holds at the jump (the block's statements substituted into the target, one pass); else
+ * on the target address itself, one case per destination — exact, but reading the table where
+ * the binary has it.
+ */
+function switchTerm(b: IrBlock, term: SwitchTerm): SwitchTerm {
+  const env = new Map<string, Expr>();
+  const written = new Set<string>();
+  const keyOf = (v: Var) => v.k === "reg" ? v.name : v.k === "tmp" ? `t${v.id}` : undefined;
+  const subst = (e: Expr): Expr => {
+    if (e.k === "reg") {
+      const f = env.get(e.name);
+      return !f ? e : f.size === e.size ? f : { k: "trunc", a: f, size: e.size };
+    }
+    if (e.k === "tmp") return env.get(`t${e.id}`) ?? e;
+    return mapChildren(e, subst);
+  };
+  const has = (e: Expr, test: (x: Expr) => boolean): boolean => {
+    let found = false;
+    const visit = (x: Expr): void => {
+      if (found || (found = test(x))) return;
+      forEachChild(x, visit);
+    };
+    visit(e);
+    return found;
+  };
+  for (const s of b.stmts) {
+    if (s.k === "set") {
+      const key = keyOf(s.dst);
+      const value = subst(s.src);
+      if (key !== undefined) env.set(key, value);
+      if (s.dst.k === "reg") written.add(s.dst.name);
+      continue;
+    }
+    // A store, call or intrinsic: what it writes is unknown here, and so is memory after it.
+    for (const d of stmtDefs(s)) {
+      const key = keyOf(d);
+      if (key !== undefined) env.delete(key);
+      if (d.k === "reg") written.add(d.name);
+    }
+    for (const [k, v] of env) if (has(v, (x) => x.k === "load")) env.delete(k);
+  }
+  const target = subst(term.value);
+  const index = caseIndex(target);
+  // The index's registers must hold at the jump what they held where it was computed.
+  if (index !== target && !has(index, (x) => x.k === "reg" && written.has(x.name))) {
+    return { ...term, value: index };
+  }
+  const targets = [...new Set(term.cases.map((c) => c.to))];
+  return { ...term, cases: targets.map((to) => ({ values: [to], to })) };
 }
