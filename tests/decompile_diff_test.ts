@@ -68,8 +68,8 @@ const TIER_SUBSET = SUBSET.filter((_, i) => i % 2 === 0);
 
 /**
  * What each forced tier reached on TIER_SUBSET when this was last measured with gcc: the
- * simplified tier all of them; the last resort 12 of 14 (it passes no floating-point arguments
- * or return values: poly_eval and d2f).
+ * simplified tier (with none of its optional passes) all of them; the last resort 12 of 14 (it
+ * passes no floating-point arguments or return values: poly_eval and d2f).
  */
 const TIER_MIN: Record<ForcedTier, number> = { "simplified": 1, "last-resort": 12 / 14 };
 

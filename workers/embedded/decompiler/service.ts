@@ -30,8 +30,9 @@ export interface DecompileLimits {
   maxSimplifiedInstructions: number;
   /**
    * A tier to run whatever the function (the differential benchmark measures each one; see
-   * {@link TIER_ENV}); undefined: the full pipeline, then the simplified tier, then the last
-   * resort, as budget and size decide.
+   * {@link TIER_ENV}): the simplified one as it is with no time left for its optional passes
+   * (partial propagation, no merged copies, gotos), or the last resort; undefined: the full
+   * pipeline, then the simplified tier, then the last resort, as budget and size decide.
    */
   tier?: ForcedTier;
 }
@@ -182,6 +183,7 @@ export async function decompiled(
       result = run(d, fn, insns, decoder, cache, {
         ...common,
         keep,
+        ...(limits.tier === "simplified" ? { bare: true } : {}),
         simplified: limits.tier === "simplified"
           ? `the simplified tier was asked for (${TIER_ENV})`
           : `${insns.length} instructions are over the full analysis's cap of ` +
@@ -221,6 +223,8 @@ interface RunOptions {
   keep?: (input: DecompileInput) => void;
   fullShare?: number;
   simplified?: string;
+  /** The simplified tier without its optional passes (see {@link DecompileInput.bare}). */
+  bare?: boolean;
   /** Decompile callees without a prototype for their parameter counts (else: cached ones only). */
   withCallees?: boolean;
 }
@@ -302,6 +306,7 @@ function run(
     budgetMs,
     ...(options.fullShare !== undefined ? { fullShare: options.fullShare } : {}),
     ...(options.simplified !== undefined ? { simplified: options.simplified } : {}),
+    ...(options.bare ? { bare: true } : {}),
     now,
     ...(options.onLifted ? { onLifted: options.onLifted } : {}),
   };
