@@ -11,7 +11,7 @@ import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
-import { switchResolver } from "./_jump_tables.ts";
+import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { functionPaddingEnd, paddingAt, prologueAt } from "./_padding.ts";
@@ -228,6 +228,7 @@ class Discovery {
       isNoReturn: (a) => this.noreturn.has(a),
       slotTarget: (slot) => this.slotTarget.get(slot),
       resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
+      longBranch: longBranchResolver(image, this.cache),
       gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (insn) => takesAddress(image, insn),
