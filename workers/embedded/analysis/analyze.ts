@@ -799,7 +799,7 @@ function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined
  * (`la a0, main` in `_start`). Given the `addi`, the full address when the word before it is
  * the matching `auipc`/`lui` (`lui` only where the file is loaded at a fixed address).
  */
-function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
+export function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
   if (insn.size !== 4) return undefined;
   const b = image.read(insn.address - 4, 8);
   if (b === undefined) return undefined;
