@@ -3,6 +3,9 @@
  * with no MCP work at all. Three set-ups, measured in the same run, round by round interleaved:
  *
  * - direct: this process ↔ an echo process over its stdio (as a client ↔ a worker);
+ * - direct, after a hop: the same, each round trip preceded by an untimed one to another echo
+ *   (as an invoke's worker hop follows its sandbox hop, while the dispatcher called in a loop
+ *   sends the next call at once);
  * - relay over pipes: this process ↔ a relay over its stdio ↔ an echo over the relay's pipes to
  *   the echo's stdio (the supervisor ↔ worker hop before workers connected over a socket);
  * - relay over a socket: the same, the echo connected to the relay over a Unix socket and read and
@@ -92,6 +95,8 @@ function cpuMs(pid: number): number {
 interface Setup {
   name: string;
   pids: number[];
+  /** Untimed, before each timed round trip. */
+  before?: () => Promise<void>;
   roundTrip(): Promise<void>;
   close(): Promise<void>;
 }
@@ -136,8 +141,11 @@ async function start(name: string, args: string[], childPid: boolean): Promise<S
 }
 
 const dir = await Deno.makeTempDir({ prefix: "remcp-hop-" });
-const setups = [
+const other = await start("other", [ECHO], false);
+const setups: Setup[] = [
   await start("direct", [ECHO], false),
+  // As an invoke's worker hop follows its sandbox hop: the echo has waited out another round trip.
+  { ...await start("direct, after a hop", [ECHO], false), before: () => other.roundTrip() },
   await start("relay over pipes", [RELAY, "pipes", ECHO], true),
   await start("relay over a socket", [RELAY, "socket", ECHO, `${dir}/echo.sock`], true),
 ];
@@ -150,6 +158,7 @@ try {
       const c0 = linux ? s.pids.map(cpuMs) : [];
       const times: number[] = [];
       for (let i = 0; i < N; i++) {
+        await s.before?.();
         const t0 = performance.now();
         await s.roundTrip();
         times.push(performance.now() - t0);
@@ -163,7 +172,7 @@ try {
     }
   }
 } finally {
-  for (const s of setups) await s.close();
+  for (const s of [...setups, other]) await s.close();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
 }
 const direct = median(wall.get("direct")!);
