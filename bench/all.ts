@@ -4,6 +4,7 @@
  */
 const BENCHES = [
   "routing",
+  "hop_floor",
   "disasm",
   "analysis",
   "accuracy",

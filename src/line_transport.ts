@@ -8,10 +8,28 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { JsonRpcGate } from "./jsonrpc_gate.ts";
 
-/** Options of {@link LineTransport}. */
-export interface LineTransportOptions {
-  readable: ReadableStream<Uint8Array>;
-  writable: WritableStream<Uint8Array>;
+/**
+ * A byte connection read and written directly (a `Deno.Conn`): no stream machinery between the
+ * event loop and the socket. A Unix socket's reads and writes run on the event loop's own thread,
+ * where a process's stdin and stdout go through a blocking thread per read and write (measured:
+ * most of a hop's cost, bench/hop_floor.ts).
+ */
+export interface ByteConn {
+  read(buffer: Uint8Array): Promise<number | null>;
+  write(bytes: Uint8Array): Promise<number>;
+  closeWrite(): Promise<void>;
+  close(): void;
+}
+
+/** Options of {@link LineTransport}: a pair of streams, or a connection. */
+export type LineTransportOptions =
+  & LineTransportCommon
+  & (
+    | { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array>; conn?: never }
+    | { conn: ByteConn; readable?: never; writable?: never }
+  );
+
+interface LineTransportCommon {
   /** Largest accepted line in bytes (default 128 MiB). */
   maxLineBytes?: number;
   /** Answer malformed and oversize requests with JSON-RPC errors (servers do; clients don't). */
@@ -23,6 +41,7 @@ export interface LineTransportOptions {
 // open_data accepts 64 MiB, which is 128 MiB as hex: leave room for that plus the envelope.
 const DEFAULT_MAX_LINE = 160 * 1024 * 1024;
 const NL = 0x0a;
+const READ_CHUNK = 64 * 1024;
 
 /** JSON-RPC over newline-delimited byte streams. */
 export class LineTransport implements Transport {
@@ -36,6 +55,9 @@ export class LineTransport implements Transport {
   #encoder = new TextEncoder();
   #decoder = new TextDecoder();
   #writeChain: Promise<void> = Promise.resolve();
+  #put: ((bytes: Uint8Array) => Promise<void>) | undefined;
+  /** Whether the last chunk read is still referenced (a line that has not ended yet). */
+  #keepsChunk = false;
   #gate: JsonRpcGate | undefined;
   #ended = Promise.withResolvers<void>();
   /** Settles when the connection ends (peer closed, or close() called), whoever owns onclose. */
@@ -48,9 +70,44 @@ export class LineTransport implements Transport {
   }
 
   start(): Promise<void> {
-    this.#writer = this.#opts.writable.getWriter();
+    const { conn, writable } = this.#opts;
+    if (conn) {
+      this.#put = async (bytes) => {
+        for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+      };
+    } else if (writable) {
+      const writer = writable.getWriter();
+      this.#writer = writer;
+      this.#put = (bytes) => writer.write(bytes);
+    }
     void this.#readLoop();
     return Promise.resolve();
+  }
+
+  /** The chunks read, from the stream or straight from the connection. */
+  async *#chunks(): AsyncGenerator<Uint8Array> {
+    const { conn, readable } = this.#opts;
+    if (!conn) {
+      if (readable) yield* readable;
+      return;
+    }
+    try {
+      let buffer = new Uint8Array(READ_CHUNK);
+      for (;;) {
+        const n = await conn.read(buffer);
+        if (n === null) return;
+        yield buffer.subarray(0, n);
+        // The reader keeps a view of a line's start that has no end yet: read into a fresh
+        // buffer then. A chunk of whole lines was handled before this resumes, so it is reused.
+        if (this.#keepsChunk) buffer = new Uint8Array(READ_CHUNK);
+      }
+    } finally {
+      try {
+        conn.close();
+      } catch {
+        // Closed already.
+      }
+    }
   }
 
   async #readLoop(): Promise<void> {
@@ -61,7 +118,8 @@ export class LineTransport implements Transport {
     let head: Uint8Array | undefined;
     let tail: Uint8Array = new Uint8Array();
     try {
-      for await (const chunk of this.#opts.readable) {
+      for await (const chunk of this.#chunks()) {
+        this.#keepsChunk = false;
         let start = 0;
         while (start < chunk.length) {
           const nl = chunk.indexOf(NL, start);
@@ -75,6 +133,7 @@ export class LineTransport implements Transport {
             } else {
               parts.push(piece);
               size += piece.length;
+              if (nl === -1) this.#keepsChunk = true;
             }
           }
           if (oversize) tail = lastBytes(tail, piece, 4096);
@@ -161,8 +220,8 @@ export class LineTransport implements Transport {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     // Serialize writes: concurrent writer.write calls must not interleave partial lines.
     this.#writeChain = this.#writeChain.then(async () => {
-      if (this.#closed || !this.#writer) throw new Error("Transport is closed");
-      await this.#writer.write(bytes);
+      if (this.#closed || !this.#put) throw new Error("Transport is closed");
+      await this.#put(bytes);
     });
     return this.#writeChain;
   }
@@ -176,7 +235,8 @@ export class LineTransport implements Transport {
     if (this.#closed) return;
     await this.#writeChain.catch(() => {});
     try {
-      await this.#writer?.close();
+      // A connection is half-closed: the peer sees the end of its input, as with a pipe.
+      await (this.#opts.conn ? this.#opts.conn.closeWrite() : this.#writer?.close());
     } catch {
       // The peer may already be gone; closing is best effort.
     }

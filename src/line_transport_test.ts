@@ -53,3 +53,53 @@ Deno.test("LineTransport answers a non-JSON line with a parse error", async () =
   await t.ended;
   await reader.cancel();
 });
+
+Deno.test({
+  name: "LineTransport over a Unix socket: lines split across reads, many in one, both ways",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "remcp-lt-" });
+    const listener = Deno.listen({ transport: "unix", path: `${dir}/s` });
+    try {
+      const [server, peer] = await Promise.all([
+        listener.accept(),
+        Deno.connect({ transport: "unix", path: `${dir}/s` }),
+      ]);
+      const t = new LineTransport({ conn: server, answerBadInput: true });
+      const received: unknown[] = [];
+      const got = Promise.withResolvers<void>();
+      const messages = Array.from({ length: 40 }, (_, i) => ({
+        jsonrpc: "2.0" as const,
+        id: i,
+        method: "ping",
+        // Long enough that lines straddle the transport's read buffer, and differ in every byte
+        // that a reused buffer would overwrite.
+        params: { pad: String(i % 10).repeat(9000 + i * 31) },
+      }));
+      t.onmessage = (m) => {
+        received.push(m);
+        if (received.length === messages.length) got.resolve();
+      };
+      await t.start();
+      const text = new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join(""));
+      // Uneven pieces, each waited for, so the reads see line ends anywhere in a chunk.
+      for (let at = 0, step = 1; at < text.length; at += step, step = (step * 7 + 13) % 70_000) {
+        await peer.write(text.subarray(at, at + step));
+        if (step % 3 === 0) await new Promise((r) => setTimeout(r, 0));
+      }
+      await got.promise;
+      assert.deepEqual(received, messages);
+      // Answers go out whole, and close() half-closes so the peer reads to its end.
+      await t.send({ jsonrpc: "2.0", id: 1, result: {} });
+      await t.close();
+      const back = new TextDecoder().decode(
+        await new Response(peer.readable).arrayBuffer(),
+      );
+      assert.deepEqual(JSON.parse(back), { jsonrpc: "2.0", id: 1, result: {} });
+      await t.ended;
+    } finally {
+      listener.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -48,6 +48,8 @@ export async function serveWorker(
       options: { type: "string", default: "{}" },
       "database-id": { type: "string" },
       standby: { type: "boolean" },
+      // The supervisor's Unix socket to serve on instead of stdio (src/supervisor/worker_socket.ts).
+      connect: { type: "string" },
     },
     allowPositionals: true,
   });
@@ -91,9 +93,17 @@ export async function serveWorker(
   for (const t of [...backend.tools(), ...internalTools(backend), ...extra]) {
     tools.set(t.spec.name, t);
   }
+  let conn: Deno.Conn | undefined;
+  if (values.connect) {
+    try {
+      conn = await Deno.connect({ transport: "unix", path: values.connect });
+    } catch (err) {
+      log.error(`cannot reach the supervisor at ${values.connect}: ${(err as Error).message}`);
+      return 2;
+    }
+  }
   const transport: LineTransport = new LineTransport({
-    readable: io.readable,
-    writable: io.writable,
+    ...(conn ? { conn } : { readable: io.readable, writable: io.writable }),
     answerBadInput: true,
     intercept: fastToolCalls((name, args, ctx) => {
       const tool = tools.get(name);

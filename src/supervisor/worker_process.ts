@@ -8,6 +8,7 @@ import { resultValue, type ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
+import { listenForWorker, socketsAvailable } from "./worker_socket.ts";
 import { type MemoryOverrun, mib, watchMemory } from "./memory_watch.ts";
 import { describeOutsideKill, oomKillCount } from "./oom_kills.ts";
 
@@ -36,6 +37,20 @@ export const spawnSelf: Spawner = (args, env) => {
   }).spawn();
 };
 
+/** This same program in worker mode, talking over the socket at `path` (stdin and stdout unused). */
+function spawnSelfOver(path: string): Spawner {
+  return (args, env) => {
+    const cmd = selfCommand("worker", ["--connect", path, ...args]);
+    return new Deno.Command(cmd.command, {
+      args: cmd.args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      env,
+    }).spawn();
+  };
+}
+
 const STDERR_LINES = 40;
 const STDERR_LINE_CHARS = 16 * 1024;
 
@@ -51,7 +66,7 @@ export class WorkerProcess {
   readonly pid: number;
   readonly exited: Promise<Deno.CommandStatus>;
   #child: WorkerChild;
-  #client: RpcClient;
+  #client: RpcClient | undefined;
   #stderr: string[] = [];
   #alive = true;
   #exitCode: number | null = null;
@@ -67,9 +82,8 @@ export class WorkerProcess {
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
 
-  private constructor(child: WorkerChild, client: RpcClient, log: Logger) {
+  private constructor(child: WorkerChild, log: Logger) {
     this.#child = child;
-    this.#client = client;
     this.#log = log;
     this.pid = child.pid;
     this.exited = child.status.then((s) => {
@@ -99,22 +113,29 @@ export class WorkerProcess {
       memoryBudgetBytes?: number | undefined;
     },
   ): Promise<WorkerProcess> {
-    const spawn = opts.spawn ?? spawnSelf;
-    const child = spawn(
-      opts.path === undefined ? ["--backend", opts.backend, "--standby"] : [
-        "--backend",
-        opts.backend,
-        "--options",
-        JSON.stringify(opts.options),
-        "--database-id",
-        opts.databaseId,
-        opts.path,
-      ],
-      opts.env,
-    );
-    const transport = new LineTransport({ readable: child.stdout, writable: child.stdin });
-    const client = new RpcClient(transport);
-    const worker = new WorkerProcess(child, client, opts.log);
+    // Workers this program starts itself connect back over a socket; injected spawners (tests,
+    // Python backends) speak over the child's pipes.
+    const socket = !opts.spawn && socketsAvailable ? await listenForWorker() : undefined;
+    const spawn = opts.spawn ?? (socket ? spawnSelfOver(socket.path) : spawnSelf);
+    let child: WorkerChild;
+    try {
+      child = spawn(
+        opts.path === undefined ? ["--backend", opts.backend, "--standby"] : [
+          "--backend",
+          opts.backend,
+          "--options",
+          JSON.stringify(opts.options),
+          "--database-id",
+          opts.databaseId,
+          opts.path,
+        ],
+        opts.env,
+      );
+    } catch (err) {
+      socket?.close();
+      throw err;
+    }
+    const worker = new WorkerProcess(child, opts.log);
     worker.#cancelSignal = opts.cancelSignal;
     if (opts.memoryBudgetBytes) {
       const watch = watchMemory(child.pid, opts.memoryBudgetBytes, (o) => {
@@ -129,14 +150,27 @@ export class WorkerProcess {
       worker.#stopWatch = () => watch.stop();
     }
     void worker.#pumpStderr(child.stderr, opts.log.filePath(`worker-${opts.databaseId}`));
+    let client: RpcClient;
     try {
-      await Promise.race([
-        client.connect(60_000),
-        worker.exited.then((s) => {
-          throw new Error(`worker exited during startup (code ${s.code})`);
-        }),
-      ]);
+      const exited = worker.exited.then((s) => {
+        throw new Error(`worker exited during startup (code ${s.code})`);
+      });
+      let transport: LineTransport;
+      if (socket) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise((r) => timer = setTimeout(r, 60_000));
+        try {
+          const conn = await socket.accept(Promise.race([exited, late]));
+          transport = new LineTransport({ conn });
+        } finally {
+          clearTimeout(timer);
+        }
+      } else transport = new LineTransport({ readable: child.stdout, writable: child.stdin });
+      client = new RpcClient(transport);
+      worker.#client = client;
+      await Promise.race([client.connect(60_000), exited]);
     } catch (err) {
+      socket?.close();
       worker.kill();
       throw new RemcpError(
         "OpenFailed",
@@ -242,6 +276,7 @@ export class WorkerProcess {
     };
     if (this.#cancelSignal) options.signal?.addEventListener("abort", interrupt, { once: true });
     try {
+      if (!this.#client) throw this.crashError();
       const result = await this.#client.request("tools/call", { name, arguments: args }, {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
@@ -323,7 +358,7 @@ export class WorkerProcess {
   /** Asks the worker to save and exit (stdin closes), then kills it after `graceMs`. */
   async close(graceMs = 5000): Promise<void> {
     if (this.#alive) {
-      await this.#client.close().catch(() => {});
+      await this.#client?.close().catch(() => {});
       const timer = setTimeout(() => {
         try {
           this.#child.kill("SIGTERM");
