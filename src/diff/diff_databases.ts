@@ -8,7 +8,7 @@ import type { LocalHandler } from "../supervisor/host.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { evidenceOf } from "./match.ts";
 import { identical } from "./similarity.ts";
-import type { Diff, DiffService } from "./service.ts";
+import type { Diff, DiffService, Side } from "./service.ts";
 
 const DatabaseId = z.string().min(1).max(128);
 
@@ -24,6 +24,15 @@ const PairRow = z.object({
   b_size: z.number(),
   a_blocks: z.number(),
   b_blocks: z.number(),
+});
+
+const SideOut = z.object({
+  database: z.string(),
+  functions: z.number(),
+  features_computed: z.number().optional().describe(
+    "Functions whose diffing features were computed for this call; the rest were read from " +
+      "the database's store or kept from an earlier diff (absent when the backend does not say)",
+  ),
 });
 
 const OnlyRow = z.object({ name: z.string(), start: Hex, size: z.number(), blocks: z.number() });
@@ -63,8 +72,8 @@ export const diffDatabasesSpec = defineTool({
     ),
   }),
   output: z.object({
-    a: z.object({ database: z.string(), functions: z.number() }),
-    b: z.object({ database: z.string(), functions: z.number() }),
+    a: SideOut,
+    b: SideOut,
     totals: z.object({
       matched: z.number(),
       identical: z.number(),
@@ -156,8 +165,8 @@ export function diffDatabasesHandler(service: DiffService): LocalHandler {
       page = pageOf(pairs, paging, (m) => pairRow(fa[m.a]!, fb[m.b]!, m.similarity, m.round));
     }
     return {
-      a: { database: p.a, functions: fa.length },
-      b: { database: p.b, functions: fb.length },
+      a: sideOut(d.a),
+      b: sideOut(d.b),
       totals: totalsOf(d),
       rounds: roundsOf(d),
       list,
@@ -165,6 +174,14 @@ export function diffDatabasesHandler(service: DiffService): LocalHandler {
       seconds: d.seconds,
       cached: d.cached,
     };
+  };
+}
+
+function sideOut(s: Side) {
+  return {
+    database: s.database,
+    functions: s.features.length,
+    ...(s.computed !== undefined ? { features_computed: s.computed } : {}),
   };
 }
 
