@@ -23,7 +23,8 @@
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *
- * For Lua 5.3.6 → 5.4.4 a second score counts a match of a 5.3 function with the 5.4 function
+ * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
+ * For Lua 5.3.6 → 5.4.4 a further score counts a match of a 5.3 function with the 5.4 function
  * its body moved to, where 5.4 split it into a thin wrapper under the old name and a new
  * function holding the code (LUA54_SPLITS, each checked in both sources); the strict score,
  * printed first, is the goal's.
@@ -149,6 +150,8 @@ async function symbols(path: string): Promise<Map<number, string>> {
 
 interface Scored {
   pair: string;
+  /** Precision and recall with `matching: "broad"`. */
+  broad: { precision: number; recall: number; f1: number };
   /** Precision and recall when a pair listed as a split counts as correct. */
   splitAware?: { precision: number; recall: number; f1: number; correct: number };
   /** Wrong pairs by the round that matched them. */
@@ -228,6 +231,25 @@ const LUA54_SPLITS = new Map([
 const lua54Name = (n: string) =>
   LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());
 
+/** Every matched pair of a diff_databases call, following its pages. */
+async function matchedRows(client: Client, a: string, b: string, matching: string) {
+  const rows: Record<string, string>[] = [];
+  let offset: number | undefined = 0;
+  while (offset !== undefined) {
+    const page = await callLong(client, "diff_databases", {
+      a,
+      b,
+      list: "matched",
+      limit: 1000,
+      offset,
+      matching,
+    });
+    rows.push(...(page.items as Record<string, string>[]));
+    offset = page.next_offset as number | undefined;
+  }
+  return rows;
+}
+
 async function score(
   client: Client,
   pair: string,
@@ -240,26 +262,8 @@ async function score(
   const ids = await openBoth(client, `${a}.stripped`, `${b}.stripped`);
   const openSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
-  const first = await callLong(client, "diff_databases", {
-    a: ids[0],
-    b: ids[1],
-    list: "matched",
-    limit: 1000,
-  });
+  const rows = await matchedRows(client, ids[0]!, ids[1]!, "precise");
   const diffSeconds = (performance.now() - t1) / 1000;
-  const rows = [...(first.items as Record<string, string>[])];
-  let next = first.next_offset as number | undefined;
-  while (next !== undefined) {
-    const page = await callLong(client, "diff_databases", {
-      a: ids[0],
-      b: ids[1],
-      list: "matched",
-      limit: 1000,
-      offset: next,
-    });
-    rows.push(...(page.items as Record<string, string>[]));
-    next = page.next_offset as number | undefined;
-  }
   const [symA0, symB] = await Promise.all([symbols(a), symbols(b)]);
   const symA = new Map([...symA0].map(([at, n]) => [at, rename(n)]));
   const found = async (id: string) => {
@@ -280,6 +284,16 @@ async function score(
     foundA,
     foundB,
   );
+  // The same diff with `matching: "broad"` (features kept by the server: matching only).
+  const broadRows = await matchedRows(client, ids[0]!, ids[1]!, "broad");
+  const sb = scoreMatches(
+    broadRows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
+    symA,
+    symB,
+    foundA,
+    foundB,
+  );
+  const broad = { precision: sb.precision, recall: sb.recall, f1: sb.f1 };
   const wrong: Record<string, number> = {};
   for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
   const pairName = (i: number) => {
@@ -326,6 +340,7 @@ async function score(
     2 / 1e6;
   return {
     pair,
+    broad,
     ...(splitAware ? { splitAware } : {}),
     wrong,
     truth: s.truth,
@@ -568,6 +583,10 @@ if (import.meta.main) {
           `vs open+analysis ${r.openSeconds.toFixed(1)} s (${
             (r.diffSeconds / r.openSeconds).toFixed(2)
           }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
+      );
+      console.log(
+        `  matching "broad": precision ${r.broad.precision.toFixed(3)}, recall ` +
+          `${r.broad.recall.toFixed(3)}, F1 ${r.broad.f1.toFixed(3)}`,
       );
       if (r.splitAware) {
         const x = r.splitAware;

@@ -66,6 +66,11 @@ export const diffDatabasesSpec = defineTool({
     filter: z.string().max(500).optional().describe("Case-insensitive regex over names"),
     offset: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(1000).optional().describe("Default 50"),
+    matching: z.enum(["precise", "broad"]).optional().describe(
+      "precise (default) pairs functions only when their code or their place agrees clearly; " +
+        "broad then also pairs by matched callers and callees alone (two in common, mutual " +
+        "best): across compilers or optimisation levels it finds more pairs, some wrong",
+    ),
     features: z.enum(["auto", "portable"]).optional().describe(
       "auto (default) uses the backend's bulk feature tool when it has one; portable reads " +
         "through the tools every backend shares (slower)",
@@ -138,7 +143,7 @@ export function totalsOf(d: Diff) {
 export function diffDatabasesHandler(service: DiffService): LocalHandler {
   return async (sup, args, ctx) => {
     const p = args as z.output<typeof diffDatabasesSpec.input>;
-    const d = await service.diff(sup, p.a, p.b, ctx, p.features ?? "auto");
+    const d = await service.diff(sup, p.a, p.b, ctx, p.features ?? "auto", p.matching);
     const re = compileFilter(p.filter);
     const fa = d.a.features;
     const fb = d.b.features;

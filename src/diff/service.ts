@@ -19,6 +19,9 @@ import {
 } from "./gather.ts";
 import { type MatchResult, matchSteps } from "./match.ts";
 
+/** How far matching goes: see MatchOptions.broad. */
+export type Matching = "precise" | "broad";
+
 /** One side of a diff. */
 export interface Side {
   database: string;
@@ -61,6 +64,7 @@ export class DiffService {
     b: string,
     ctx: CallContext,
     mode: GatherMode = "auto",
+    matching: Matching = "precise",
   ): Promise<Diff> {
     if (a === b) {
       throw new RemcpError(
@@ -74,7 +78,7 @@ export class DiffService {
     const callB = callerFor(sup, b, ctx);
     const [stampA, stampB] = await Promise.all([stampOf(callA), stampOf(callB)]);
     const pairKey = stampA !== undefined && stampB !== undefined
-      ? `${stampA}\u0000${stampB}\u0000${mode}`
+      ? `${stampA}\u0000${stampB}\u0000${mode}\u0000${matching}`
       : undefined;
     const hit = pairKey === undefined ? undefined : this.#diffs.get(pairKey);
     if (hit) {
@@ -112,6 +116,7 @@ export class DiffService {
     let result: MatchResult;
     try {
       const steps = matchSteps(fa, fb, {
+        broad: matching === "broad",
         signal: ctx.signal,
         onRound: (round, matched) =>
           ctx.progress(doneA + doneB, totalA + totalB, `matching: ${round}, ${matched} matched`),
