@@ -13,11 +13,15 @@
  *   deno run -A bench/decompile.ts [--cc gcc,clang,aarch64-gcc,aarch64-clang] [--opt O0,O2] [--trials 100]
  *     [--only f1,f2] [--no-coverage] [--coverage-only] [--coverage-max N] [--corpus DIR]
  *     [--identity] [--keep DIR] [--json FILE]
- *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]]
+ *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]] [--tier simplified|last-resort]
  *
  * `--cc` takes compiler labels: gcc and clang build for the host (x86-64); aarch64-gcc and
  * aarch64-clang build for AArch64 with Debian's cross toolchain and run the driver under
  * qemu-user (`apt-get install gcc-aarch64-linux-gnu qemu-user`).
+ *
+ * `--tier` makes the engine answer every function with that tier alone (it sets
+ * REMCP_DEBUG_DECOMPILER_TIER for the engine's processes): the differential run of the tiers a
+ * function gets when the full pipeline runs out of budget.
  *
  * `--identity` replaces the decompiler with the corpus source itself (a check of the harness:
  * everything must come out equivalent). `--show NAME` prints that function's pseudo-C and
@@ -27,6 +31,7 @@
  * holding Ghidra/Processors/x86/data/languages with x86-64.sla compiled.
  */
 import { parseArgs } from "node:util";
+import { TIER_ENV } from "../workers/embedded/decompiler/service.ts";
 import { buildCorpus, type CorpusBuild, haveCompiler } from "./decompile/build.ts";
 import { ghidraAnswer, ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
 import { pairUp, SIDE_HEADER, sideRow } from "./decompile/side_by_side.ts";
@@ -259,9 +264,12 @@ async function main(): Promise<void> {
       show: { type: "string" },
       ghidra: { type: "string" },
       "sleigh-home": { type: "string" },
+      tier: { type: "string" },
     },
   });
   const budgetS = Number(values.budget);
+  // The engine's children inherit the variable: every function gets that tier's output.
+  if (values.tier !== undefined) Deno.env.set(TIER_ENV, values.tier);
   const report: Record<string, unknown> = {};
   if (!values["coverage-only"]) {
     report.differential = await differential({

@@ -5,7 +5,9 @@
  * mnemonics are not), gotos per function, and milliseconds per function (median, p99) against
  * decoding the same functions with text in the same run.
  *
- * Run: `deno run -A bench/lifted_share.ts [--max N] [--corpus DIR] [file ...]` (default /bin/ls).
+ * Run: `deno run -A bench/lifted_share.ts [--max N] [--corpus DIR] [--budget MS] [file ...]`
+ * (default /bin/ls). `--budget MS` gives each tier MS milliseconds instead of 10 s: a machine
+ * under load, simulated (the last-resort column counts the functions past both).
  * `--max N` decompiles N functions spread evenly over the binary's (python3 has thousands);
  * `--corpus DIR` adds every program bench/corpus.sh built into DIR/bin (Debian sources built
  * with gcc and clang at each optimization level) and prints one table row per program.
@@ -19,7 +21,14 @@ import { CodeView } from "../workers/embedded/code.ts";
 import { analyze } from "../workers/embedded/analysis/analyze.ts";
 import { AnnotationStore } from "../workers/shared/store/store.ts";
 import type { EmbeddedDb } from "../workers/embedded/db.ts";
-import { decompiled, DecompilerCache, renderFor } from "../workers/embedded/decompiler/service.ts";
+import {
+  decompiled,
+  type DecompileLimits,
+  DecompilerCache,
+  DEFAULT_LIMITS,
+  renderFor,
+} from "../workers/embedded/decompiler/service.ts";
+import { MAX_CODE_BYTES } from "../workers/embedded/decompiler/fit.ts";
 import { evenSample, quantile, table } from "./decompile/stats.ts";
 
 /** What one binary measured. */
@@ -31,6 +40,8 @@ export interface ShareResult {
   ok: number;
   /** Functions that gave C from the simplified tier, by why (the first clause of the note). */
   degraded: Map<string, number>;
+  /** Functions that gave C from the last-resort tier, by why. */
+  lastResort: Map<string, number>;
   instructions: number;
   unlifted: number;
   gotos: number;
@@ -44,7 +55,11 @@ export interface ShareResult {
 }
 
 /** Decompiles (a sample of at most `max`) functions of the binary at `path`. */
-export async function liftedShare(path: string, max = Infinity): Promise<ShareResult> {
+export async function liftedShare(
+  path: string,
+  max = Infinity,
+  limits: DecompileLimits = DEFAULT_LIMITS,
+): Promise<ShareResult> {
   const bytes = await Deno.readFile(path);
   const image = openImage(bytes);
   const names = new NameIndex(image);
@@ -54,7 +69,7 @@ export async function liftedShare(path: string, max = Infinity): Promise<ShareRe
   const storeDir = await Deno.makeTempDir({ prefix: "remcp-bench-lifted-share-" });
   const store = AnnotationStore.open(`${storeDir}/db.sqlite`);
   try {
-    return await measure(path, image, names, code, store, max);
+    return await measure(path, image, names, code, store, max, limits);
   } finally {
     store.close();
     await Deno.remove(storeDir, { recursive: true }).catch(() => {});
@@ -68,6 +83,7 @@ async function measure(
   code: CodeView,
   store: AnnotationStore,
   max: number,
+  limits: DecompileLimits,
 ): Promise<ShareResult> {
   const decoder = await code.decoder(image.entry ?? image.imageBase);
   const analysis = await analyze(image, decoder);
@@ -92,6 +108,7 @@ async function measure(
     sampled: fns.length,
     ok: 0,
     degraded: new Map(),
+    lastResort: new Map(),
     instructions: 0,
     unlifted: 0,
     gotos: 0,
@@ -107,14 +124,15 @@ async function measure(
     decodeMs += performance.now() - r0;
     const t0 = performance.now();
     try {
-      const dec = await decompiled(d, fn, cache);
-      renderFor(d, fn, dec, new Map());
+      const dec = await decompiled(d, fn, cache, limits);
+      renderFor(d, fn, dec, new Map(), { maxBytes: MAX_CODE_BYTES });
       r.ms.push(performance.now() - t0);
       r.ok++;
       if (dec.degraded !== undefined) {
         const why = dec.degraded.split(";")[0]!.replace(/\d+(\.\d+)? s/g, "N s")
           .replace(/^\d+ instructions/, "N instructions");
-        r.degraded.set(why, (r.degraded.get(why) ?? 0) + 1);
+        const tier = dec.lastResort ? r.lastResort : r.degraded;
+        tier.set(why, (tier.get(why) ?? 0) + 1);
       }
       r.instructions += dec.instructions;
       r.unlifted += dec.unlifted;
@@ -146,6 +164,7 @@ export const SHARE_HEADER = [
   "functions",
   "give C",
   "simplified",
+  "last resort",
   "insns lifted",
   "gotos/fn",
   "median ms",
@@ -160,6 +179,7 @@ export function row(r: ShareResult, name = r.path): string[] {
     r.sampled === r.functions ? String(r.functions) : `${r.sampled}/${r.functions}`,
     pct(r.ok / r.sampled),
     pct(degradedCount(r) / r.sampled),
+    pct(count(r.lastResort) / r.sampled),
     pct(1 - r.unlifted / r.instructions),
     (r.gotos / Math.max(1, r.ok)).toFixed(2),
     quantile(r.ms, 0.5).toFixed(1),
@@ -170,7 +190,11 @@ export function row(r: ShareResult, name = r.path): string[] {
 
 /** Functions that gave C from the simplified tier. */
 export function degradedCount(r: ShareResult): number {
-  return [...r.degraded.values()].reduce((a, b) => a + b, 0);
+  return count(r.degraded);
+}
+
+function count(m: Map<string, number>): number {
+  return [...m.values()].reduce((a, b) => a + b, 0);
 }
 
 function details(r: ShareResult): void {
@@ -186,6 +210,7 @@ function details(r: ShareResult): void {
     );
   }
   for (const [why, n] of r.degraded) console.log(`  simplified x${n}: ${why}`);
+  for (const [why, n] of r.lastResort) console.log(`  last resort x${n}: ${why}`);
   for (const [why, n] of r.errors) console.log(`  error x${n}: ${why}`);
 }
 
@@ -199,22 +224,39 @@ if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
     allowPositionals: true,
-    options: { max: { type: "string" }, corpus: { type: "string" } },
+    options: { max: { type: "string" }, corpus: { type: "string" }, budget: { type: "string" } },
   });
+  // `--budget MS`: each tier's budget (as on a machine that many times slower than the default's).
+  const limits = values.budget
+    ? {
+      ...DEFAULT_LIMITS,
+      budgetMs: Number(values.budget),
+      simplifiedBudgetMs: Number(values.budget),
+    }
+    : DEFAULT_LIMITS;
   const max = values.max ? Number(values.max) : Infinity;
   const files = [...positionals];
   if (values.corpus) files.push(...await corpusFiles(values.corpus));
   if (files.length === 0) files.push("/bin/ls");
   const rows: string[][] = [];
-  const totals = { functions: 0, ok: 0, degraded: 0, instructions: 0, unlifted: 0, gotos: 0 };
+  const totals = {
+    functions: 0,
+    ok: 0,
+    degraded: 0,
+    lastResort: 0,
+    instructions: 0,
+    unlifted: 0,
+    gotos: 0,
+  };
   const ms: number[] = [];
   for (const f of files) {
-    const r = await liftedShare(f, max);
+    const r = await liftedShare(f, max, limits);
     details(r);
     rows.push(row(r, f.replace(/^.*\/bin\//, "")));
     totals.functions += r.sampled;
     totals.ok += r.ok;
     totals.degraded += degradedCount(r);
+    totals.lastResort += count(r.lastResort);
     totals.instructions += r.instructions;
     totals.unlifted += r.unlifted;
     totals.gotos += r.gotos;
@@ -226,6 +268,7 @@ if (import.meta.main) {
       String(totals.functions),
       pct(totals.ok / totals.functions),
       pct(totals.degraded / totals.functions),
+      pct(totals.lastResort / totals.functions),
       pct(1 - totals.unlifted / totals.instructions),
       (totals.gotos / Math.max(1, totals.ok)).toFixed(2),
       quantile(ms, 0.5).toFixed(1),

@@ -91,6 +91,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
     default: "0",
     help: "debugging aid: hold a new database in analysing this long",
   },
+  {
+    name: "REMCP_DEBUG_DECOMPILER_TIER",
+    default: "(none)",
+    help: "benchmark aid: simplified or last-resort forces that decompiler tier",
+  },
 ];
 
 type Env = Record<string, string | undefined>;

@@ -17,6 +17,7 @@ import {
 } from "../bench/decompile/differential.ts";
 import { fixtureBinary, fixtureBuild } from "../bench/decompile/fixture.ts";
 import { callTool, ok, startRemcp } from "./_harness.ts";
+import { type ForcedTier, TIER_ENV } from "../workers/embedded/decompiler/service.ts";
 
 /** One or two functions of each kind in the corpus. */
 const SUBSET = [
@@ -59,14 +60,36 @@ const MIN_EQUIVALENT = 1;
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
-/** Runs the subset of fixture `label` through the real client; asserts the equivalent share. */
-async function differential(label: string, why: string, subset = SUBSET): Promise<void> {
+/**
+ * Half of SUBSET, every kind of function in it, for the forced tiers (each run costs as much as
+ * the full pipeline's).
+ */
+const TIER_SUBSET = SUBSET.filter((_, i) => i % 2 === 0);
+
+/**
+ * What each forced tier reached on TIER_SUBSET when this was last measured with gcc: the
+ * simplified tier (with none of its optional passes) all of them; the last resort 12 of 14 (it
+ * passes no floating-point arguments or return values: poly_eval and d2f).
+ */
+const TIER_MIN: Record<ForcedTier, number> = { "simplified": 1, "last-resort": 12 / 14 };
+
+/**
+ * Runs the subset of fixture `label` through the real client; asserts the equivalent share
+ * (`min`) and, with a forced `tier`, that every function came from that tier.
+ */
+async function differential(
+  label: string,
+  why: string,
+  subset = SUBSET,
+  tier?: ForcedTier,
+): Promise<void> {
   if (!(await haveCompiler(label))) {
     console.log(`skipped: ${why}`);
     return;
   }
   const dir = await Deno.makeTempDir({ prefix: "remcp_decompile_diff_" });
-  const h = await startRemcp();
+  const h = await startRemcp(tier ? { env: { [TIER_ENV]: tier } } : {});
+  const min = tier ? TIER_MIN[tier] : MIN_EQUIVALENT;
   try {
     await ok(h.client, "open_database", { path: fixtureBinary(label) });
     await ok(h.client, "wait_for_analysis", { timeout: 300 });
@@ -98,9 +121,15 @@ async function differential(label: string, why: string, subset = SUBSET): Promis
     );
     // Whatever the engine answers, the answer is a result or a clear error, never a crash.
     for (const o of outcomes) assert.notEqual(o.stage, "missing", o.name);
+    if (tier) {
+      // Every function gives C, from the tier asked for.
+      for (const o of outcomes) assert.notEqual(o.stage, "decompile", o.name);
+      const label = tier === "simplified" ? "simplified output" : "last-resort output";
+      for (const o of outcomes) assert.ok(o.code?.startsWith(`/* remcp: ${label}: `), o.name);
+    }
     assert.ok(
-      s.equivalent / s.total >= MIN_EQUIVALENT,
-      `equivalent ${s.equivalent}/${s.total}, below the ${MIN_EQUIVALENT * 100}% reached before`,
+      s.equivalent / s.total >= min,
+      `equivalent ${s.equivalent}/${s.total}, below the ${(min * 100).toFixed(1)}% reached before`,
     );
   } finally {
     await h.close();
@@ -113,6 +142,20 @@ Deno.test({
   ...e2e,
   fn: () => differential("gcc", "gcc is missing, and the pseudo-C is recompiled with it"),
 });
+
+for (const tier of ["simplified", "last-resort"] as const) {
+  Deno.test({
+    name: `decompile_function, ${tier} tier forced: recompiled pseudo-C behaves as the originals`,
+    ...e2e,
+    fn: () =>
+      differential(
+        "gcc",
+        "gcc is missing, and the pseudo-C is recompiled with it",
+        TIER_SUBSET,
+        tier,
+      ),
+  });
+}
 
 Deno.test({
   name: "decompile_function on AArch64: recompiled pseudo-C behaves as the originals under qemu",

@@ -41,6 +41,11 @@ export interface ExploreContext {
    * the import, or the function whose address the slot holds.
    */
   gotTarget?: ((insn: Insn, before: () => Iterable<Insn>) => number | undefined) | undefined;
+  /**
+   * Where a register jump that is a branch within the function goes (MIPS gcc's long branch,
+   * `lw $at, %got_page(L)($gp); addiu $at, $at, %got_ofst(L); jr $at`), if it is one.
+   */
+  longBranch?: ((ijump: Insn, before: () => Iterable<Insn>) => number | undefined) | undefined;
   /** Recognise a jump table ending at `ijump`; `before` walks back along the path. */
   resolveSwitch(ijump: Insn, before: () => Iterable<Insn>): SwitchTable | undefined;
   /** The first known function start above `addr` (Infinity when none). */
@@ -296,6 +301,14 @@ export function explore(
         case "ijump": {
           enders.add(last);
           stop = true;
+          const far = ctx.longBranch?.(insn, before(addr));
+          if (far !== undefined && !isTail(far)) {
+            trace.edges.push({ from: addr, to: far, kind: "jump" });
+            leaders.add(far);
+            if (!prevOf.has(far)) prevOf.set(far, last);
+            stack.push(far);
+            break;
+          }
           const slot = insn.memRef !== undefined
             ? ctx.slotTarget(insn.memRef)
             : ctx.gotTarget?.(insn, before(addr));

@@ -18,6 +18,7 @@ import {
   fixedRegisters,
   loadsJumpRegister,
   type ReadEntries,
+  resolveLongBranch,
   resolveRisc,
   type RiscText,
 } from "./_jump_tables_risc.ts";
@@ -34,6 +35,48 @@ interface Text {
   ops: string;
 }
 
+/** Capstone's text of one instruction. */
+function textOf(image: BinaryImage, cache: CodeCache): (insn: Insn) => Text {
+  return (insn) => {
+    const bytes = image.read(insn.address, insn.size) ?? new Uint8Array(0);
+    const t = cache.decoderFor(insn.address).format(bytes, insn.address, insn);
+    return { insn, mnemonic: t.mnemonic, ops: t.opStr };
+  };
+}
+
+const risc = (t: Text): RiscText => ({
+  address: t.insn.address,
+  size: t.insn.size,
+  flow: t.insn.flow,
+  memRef: t.insn.memRef,
+  mnemonic: t.mnemonic,
+  ops: t.ops,
+});
+
+/**
+ * The exploration's `longBranch`: on MIPS, where a `jr $at` goes. Compilers and assemblers use
+ * `$at` for branches too far for a 16-bit offset, never for calls or tail calls (those go through
+ * `$t9`), so a resolved target is a jump within the function. Undefined on other ISAs.
+ */
+export function longBranchResolver(
+  image: BinaryImage,
+  cache: CodeCache,
+): ((ijump: Insn, before: () => Iterable<Insn>) => number | undefined) | undefined {
+  if (image.arch !== "mips" && image.arch !== "mips64") return undefined;
+  const text = textOf(image, cache);
+  const fixed = fixedRegisters(image);
+  return (ijump, before) => {
+    const jump = risc(text(ijump));
+    if (jump.mnemonic !== "jr" || jump.ops !== "$at") return undefined;
+    const back: RiscText[] = [];
+    for (const insn of before()) {
+      back.push(risc(text(insn)));
+      if (back.length >= 8) break;
+    }
+    return resolveLongBranch(image, cache, back, fixed);
+  };
+}
+
 /** Build the resolver used by exploration. */
 export function switchResolver(
   image: BinaryImage,
@@ -41,21 +84,9 @@ export function switchResolver(
 ): (ijump: Insn, before: () => Iterable<Insn>) => SwitchTable | undefined {
   const gotBase = image.sections.find((s) => s.name === ".got.plt")?.start ??
     image.sections.find((s) => s.name === ".got")?.start;
-  const text = (insn: Insn): Text => {
-    const bytes = image.read(insn.address, insn.size) ?? new Uint8Array(0);
-    const t = cache.decoderFor(insn.address).format(bytes, insn.address, insn);
-    return { insn, mnemonic: t.mnemonic, ops: t.opStr };
-  };
+  const text = textOf(image, cache);
   const x86 = image.arch === "x86" || image.arch === "x86_64";
   const fixed = fixedRegisters(image);
-  const risc = (t: Text): RiscText => ({
-    address: t.insn.address,
-    size: t.insn.size,
-    flow: t.insn.flow,
-    memRef: t.insn.memRef,
-    mnemonic: t.mnemonic,
-    ops: t.ops,
-  });
   // MIPS PIC code computes a table from $gp in more steps, and its delay slots count too.
   const depth = x86 || image.arch === "aarch64" ? 16 : 24;
   const gotos: Goto[] = [];

@@ -145,6 +145,8 @@ class Slice {
     readonly cache: CodeCache,
     readonly back: readonly RiscText[],
     readonly fixed: Fixed,
+    /** A word loaded from the stack frame is the `$gp` saved there (MIPS long branches). */
+    readonly savedGp = false,
   ) {}
 
   /** The value of `r` before `back[from]`. */
@@ -259,6 +261,11 @@ class Slice {
     const [size, signed] = mn === "ldr" && ops[0]?.startsWith("x") ? [8 as const, false] : kind;
     let addr: Affine;
     const m = /^(-?(?:0x[0-9a-f]+|\d+))?\((\$?[a-z0-9]+)\)$/.exec(ops[1] ?? "");
+    if (
+      m !== null && this.savedGp && /^\$?(sp|fp|s8)$/.test(m[2]!) && this.fixed.gp !== undefined
+    ) {
+      return konst(this.fixed.gp);
+    }
     if (m !== null) {
       addr = addImm(this.value(reg(m[2])!, j + 1, depth + 1), m[1] === undefined ? 0 : num(m[1])!);
     } else if (ops[1]?.startsWith("[")) {
@@ -420,6 +427,24 @@ export function resolveRisc(
   if (count === undefined || cache.isCode(table)) return undefined;
   const loose = read(table, load.size, load.signed, undefined, toTarget);
   return loose && { table, targets: loose, bounded: false };
+}
+
+/**
+ * The target of a MIPS long branch `jr $at` (`back` runs backwards from the instruction before
+ * it): `lui`/`addiu` in fixed-address code, or in PIC code a GOT page entry plus an offset, read
+ * through `$gp` or through the copy of `$gp` the function saved in its frame (o32's cprestore
+ * slot: gcc -O0 reloads it into `$at` rather than trusting `$gp`). Undefined unless the address
+ * is a constant that is code.
+ */
+export function resolveLongBranch(
+  image: BinaryImage,
+  cache: CodeCache,
+  back: readonly RiscText[],
+  fixed: Fixed,
+): number | undefined {
+  const v = new Slice(image, cache, back, fixed, true).value("at", 0);
+  const ok = !v.bad && v.base && v.idx === undefined && v.load === undefined;
+  return ok && cache.isCode(v.c) ? v.c : undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type Trace } from "./_explore.ts";
-import { switchResolver } from "./_jump_tables.ts";
+import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { functionPaddingEnd, paddingAt, prologueAt } from "./_padding.ts";
@@ -228,6 +228,7 @@ class Discovery {
       isNoReturn: (a) => this.noreturn.has(a),
       slotTarget: (slot) => this.slotTarget.get(slot),
       resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
+      longBranch: longBranchResolver(image, this.cache),
       gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (insn) => takesAddress(image, insn),
@@ -796,9 +797,9 @@ function x86ImmediatePointer(image: BinaryImage, insn: Insn): number | undefined
 /**
  * RISC-V builds an address in two instructions: `auipc`/`lui rd, hi` then `addi rd, rd, lo`
  * (`la a0, main` in `_start`). Given the `addi`, the full address when the word before it is
- * the matching `auipc`/`lui`.
+ * the matching `auipc`/`lui` (`lui` only where the file is loaded at a fixed address).
  */
-function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
+export function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
   if (insn.size !== 4) return undefined;
   const b = image.read(insn.address - 4, 8);
   if (b === undefined) return undefined;
@@ -810,6 +811,9 @@ function riscvPairPointer(image: BinaryImage, insn: Insn): number | undefined {
   if (rd === 0 || ((lo >>> 15) & 31) !== rd || ((hi >>> 7) & 31) !== rd) return undefined;
   const op = hi & 0x7f;
   if (op !== 0x17 && op !== 0x37) return undefined; // auipc, lui
+  // A position-independent file (PIE, shared object) has no relocations in its code, so a
+  // `lui` pair there is a number (zstd's 0x20020 masks), never an address: only `auipc` is.
+  if (op === 0x37 && image.info.elf_type === "DYN") return undefined;
   const value = (hi & 0xfffff000) + (lo >> 20);
   return op === 0x17 ? insn.address - 4 + value : value;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createDecoder } from "../arch/decoder.ts";
 import type { Decoder } from "../arch/types.ts";
 import { openImage } from "../formats/open_image.ts";
-import { analyze } from "./analyze.ts";
+import { analyze, riscvPairPointer } from "./analyze.ts";
 import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
 
 const X64 = "elf_x86_64_gcc_O2";
@@ -239,5 +239,29 @@ Deno.test("zero-filled code costs work in proportion to its size on every ISA", 
     }
     const [small, big] = work as [number, number];
     assert.ok(big <= 4 * small * 1.25 + 1024, `${arch}: ${small} then ${big} instructions`);
+  }
+});
+
+Deno.test("RISC-V: a lui/addi pair is an address only where the file loads at a fixed address", () => {
+  // lui a5, 0x20; addi a5, a5, 32 = 0x20020 (zstd's masks); auipc a5, 0; addi a5, a5, 32 = pc + 32.
+  const pair = (hi: number) => {
+    const b = new Uint8Array(8);
+    const v = new DataView(b.buffer);
+    v.setUint32(0, hi, true);
+    v.setUint32(4, 0x02078793, true); // addi a5, a5, 32
+    return b;
+  };
+  const insn = { address: 0x1004, size: 4 } as Parameters<typeof riscvPairPointer>[1];
+  const files: [string, string][] = [
+    ["elf_riscv64_switch_gcc_O2", "DYN"],
+    ["elf_riscv64_switch_gcc_O2_nopie", "EXEC"],
+  ];
+  for (const [name, type] of files) {
+    const image = openFixture(name);
+    assert.equal(image.info.elf_type, type);
+    image.read = () => pair(0x000207b7); // lui a5, 0x20
+    assert.equal(riscvPairPointer(image, insn), type === "DYN" ? undefined : 0x20020, name);
+    image.read = () => pair(0x00000797); // auipc a5, 0
+    assert.equal(riscvPairPointer(image, insn), 0x1000 + 32, name);
   }
 });

@@ -165,6 +165,25 @@ for (const name of ["elf_x86_64_goto_gcc_O2", "elf_mips_goto_gcc_O2", "elf_ppc64
   });
 }
 
+Deno.test("elf_mips_long_branch: `jr $at` through the GOT page is a jump within the function", async () => {
+  // far_jump: beqz a0 → near; lw at,16(fp); lw at,%got(far)(at); addiu at,at,%lo(far); jr at.
+  // The far label is reached only through the long branch: without it the block is lost, and
+  // in a function over 128 KiB (pcre2's `match` at -O0) everything after it became functions.
+  const [image, a] = await analyzeStripped("elf_mips_long_branch", false);
+  const fn = Number(
+    truthOf("elf_mips_long_branch").functions.find((f) => f.name === "far_jump")!.address,
+  );
+  const f = a.functionStartingAt(fn)!;
+  // The source fixes the layout: the block of the long branch starts at +0x24 (after .cpload, the
+  // frame set-up and beqz's delay slot) and the far label is at +0x48.
+  const jr = f.edges.find((e) => e.from === f.start + 0x24 && e.to === f.start + 0x48);
+  assert.ok(jr?.kind === "jump", JSON.stringify(f.edges));
+  assert.ok(f.blocks.some((b) => b.start === jr.to), "the far block belongs to far_jump");
+  assert.ok(jr.to > f.start && jr.to < f.end);
+  const starts = textStarts(image, a.functions().map((g) => g.start));
+  assert.ok(!starts.includes(jr.to), "the far label is not a function");
+});
+
 Deno.test("elf_aarch64_switch_loop_clang_O2: a table whose address is set before the loop is read", async () => {
   // adrp+add T before the loop; in it ldrb [T, I]; adr B; add, lsl #2; br. The first is
   // bounded by `cmp; b.hi` (5 cases), the second by its index, a byte shifted right by 5 (8).

@@ -17,7 +17,7 @@ import { RemcpError } from "../../../src/errors.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { Insn } from "../arch/types.ts";
 import { type CallingConvention, defaultConvention } from "./abi/conventions.ts";
-import { buildIr } from "./build.ts";
+import { buildIr, type Built } from "./build.ts";
 import { Aarch64Lifter } from "./lift/aarch64.ts";
 import {
   type Expr,
@@ -97,8 +97,15 @@ export interface DecompileInput {
   fullShare?: number;
   /** Run the simplified tier from the start: why (it opens {@link Decompiled.degraded}). */
   simplified?: string;
-  /** The clock (tests pass their own). */
+  /**
+   * The simplified tier runs none of its optional passes, as when no time is left for them (the
+   * differential benchmark tests that output): one propagation round, which is not optional.
+   */
+  bare?: boolean;
+  /** The budget's clock in milliseconds (the service's counts CPU time; tests pass their own). */
   now?: () => number;
+  /** Receives the lifted function (the last-resort tier prints it when the budget runs out). */
+  onLifted?(built: Built): void;
 }
 
 /** A decompiled function before printing. */
@@ -121,8 +128,13 @@ export interface Decompiled {
   warnings: string[];
   /** Milliseconds per stage. */
   stages: Record<string, number>;
-  /** Why this is the simplified tier's output (absent for the full pipeline's). */
+  /** Why this is the simplified or last-resort tier's output (absent for the full pipeline's). */
   degraded?: string;
+  /**
+   * The last-resort tier's output (lastresort.ts): the lifted IR before SSA, registers are
+   * variables named as the machine's.
+   */
+  lastResort?: true;
 }
 
 /** Propagation rounds the simplified tier allows itself (the full pipeline: up to 64). */
@@ -141,7 +153,7 @@ export function decompile(input: DecompileInput): Decompiled {
   // Why this is the simplified tier (undefined: the full pipeline), and until when it runs its
   // optional passes: half of the time it has, the other half is for what must run.
   let simplified = input.simplified;
-  let optionalUntil = t0 + input.budgetMs / 2;
+  let optionalUntil = input.bare ? -Infinity : t0 + input.budgetMs / 2;
   const optional = () => simplified === undefined || now() < optionalUntil;
   // What the simplified tier left out, said once each at the top of the C.
   const cuts = new Set<string>();
@@ -151,7 +163,7 @@ export function decompile(input: DecompileInput): Decompiled {
     const t = now();
     simplified = `the full analysis ran past its ${seconds(input.budgetMs * share)} budget ` +
       `(in ${STAGE_NAMES[after] ?? after})`;
-    optionalUntil = t + (deadline - t) / 2;
+    if (!input.bare) optionalUntil = t + (deadline - t) / 2;
   };
   // A full pass's check between its rounds: past the full share, it stops the pass.
   const shareCheck = () => {
@@ -209,6 +221,7 @@ export function decompile(input: DecompileInput): Decompiled {
     },
     ...(arch === "aarch64" ? [new Aarch64Lifter()] : []),
   );
+  input.onLifted?.(built);
   stage("lift");
   let ir = normalize(built.fn);
   ir = prepareCalls(ir, cc);
@@ -366,9 +379,12 @@ export function decompile(input: DecompileInput): Decompiled {
 }
 
 /**
- * Propagation for the simplified tier: at most {@link SIMPLIFIED_ROUNDS} rounds, each started
- * only when `left()` milliseconds of optional time cover what the last one took (the first is
- * guessed as `guessMs`); whatever it reached is a correct program (a round only substitutes).
+ * Propagation for the simplified tier: at most {@link SIMPLIFIED_ROUNDS} rounds, each after the
+ * first started only when `left()` milliseconds of optional time cover what the last one took
+ * (guessed as `guessMs` before any); whatever it reached is a correct program (a round only
+ * substitutes). The first round always runs: it costs one pass over the function, and the passes
+ * after it need it (without it a jump table's case index is not found, nor a self-call's
+ * arguments: 4 of 14 functions of the differential subset came out wrong).
  */
 function boundedPropagate(
   fn: IrFunction,
@@ -380,7 +396,7 @@ function boundedPropagate(
   let cur = fn;
   let cost = guessMs;
   for (let round = 0; round < SIMPLIFIED_ROUNDS; round++) {
-    if (left() < cost) {
+    if (round > 0 && left() < cost) {
       cut("expressions are only partly propagated");
       return cur;
     }
@@ -486,7 +502,8 @@ function switchValues(fn: IrFunction): IrFunction {
   return { ...fn, blocks };
 }
 
-function caseIndex(target: Expr): Expr {
+/** The case index a jump-table target is computed from (`target` itself when none is found). */
+export function caseIndex(target: Expr): Expr {
   let found: Expr | undefined;
   const visit = (e: Expr): void => {
     if (found) return;

@@ -18,6 +18,7 @@ import {
 import type { Cond, Stmt as SStmt } from "./structure/types.ts";
 import { type CType, typeName, uintType } from "./types.ts";
 import { countUses } from "./passes/uses.ts";
+import { lineBytes } from "./fit.ts";
 
 /** A user's annotation of one local variable (by its default name). */
 export interface LocalAnnotation {
@@ -32,7 +33,24 @@ export interface Rendered {
   lines: { line: number; addresses: number[] }[];
   /** Default name → the variable's printed name and type, for the local-variable tools. */
   variables: { name: string; default: string; type: string; kind: "param" | "local" | "stack" }[];
+  /**
+   * Printing stopped before the end of the body (`why`: the byte cap or the time): the lines the
+   * whole function has (user comments past the stop not counted), and the instruction addresses
+   * of the body lines not printed.
+   */
+  stopped?: { why: "size" | "time"; total: number; rest: number[] };
 }
+
+/** Limits of one printing: a function's C past the result's cap is never formatted. */
+export interface RenderLimits {
+  /** Body bytes (text and line map, as fit.ts counts them) after which printing stops. */
+  maxBytes?: number;
+  /** Whether the function's time budget is used up (asked every {@link TIME_EVERY} lines). */
+  outOfTime?: () => boolean;
+}
+
+/** Lines between two looks at the clock. */
+const TIME_EVERY = 32;
 
 /** Prints `d` as function `name`; `locals` are the user's annotations by default name. */
 export function render(
@@ -40,6 +58,7 @@ export function render(
   name: string,
   names: EmitNames,
   locals: ReadonlyMap<string, LocalAnnotation> = new Map(),
+  limits: RenderLimits = {},
 ): Rendered {
   const ir = d.ir;
   const uses = countUses(ir);
@@ -47,9 +66,14 @@ export function render(
   const kinds = new Map<string, "param" | "local" | "stack">();
   // The hidden address of a large result (AAPCS64's x8) is `result`; the others count from 1.
   const hidden = d.params.filter((p) => p.k === "reg" && p.name === d.cc.indirectResult).length;
+  // The last-resort tier's registers are variables named as the machine's, parameters too.
+  const machine = d.lastResort === true;
   d.params.forEach((p, i) => {
     const result = p.k === "reg" && p.name === d.cc.indirectResult;
-    defaults.set(varKey(p), result ? "result" : `arg${i + 1 - hidden}`);
+    defaults.set(
+      varKey(p),
+      machine && p.k === "reg" ? p.name : result ? "result" : `arg${i + 1 - hidden}`,
+    );
     kinds.set(varKey(p), "param");
   });
   let counter = 0;
@@ -62,6 +86,9 @@ export function render(
       const off = v.offset;
       defaults.set(k, off < 0 ? `local_${(-off).toString(16)}` : `stack_${off.toString(16)}`);
       kinds.set(k, "stack");
+    } else if (machine && v.k === "reg") {
+      defaults.set(k, v.name);
+      kinds.set(k, "local");
     } else if (v.k === "reg" && v.ver === 0) {
       defaults.set(k, `in_${v.name}`);
       kinds.set(k, "param");
@@ -115,31 +142,53 @@ export function render(
 
   const lines: Line[] = [];
   let depth = 1;
-  const emit = (text: string, addresses: number[] = []) =>
-    lines.push({ text: "    ".repeat(depth) + text, addresses });
+  // Past the byte cap or the time, the walk goes on without formatting (text is a thunk so
+  // that no expression is printed then): it only counts the lines and keeps their addresses,
+  // for the cut's note. Formatting is what costs; the walk is linear in the tree.
+  let stopped: "size" | "time" | undefined;
+  let bytes = 0;
+  let dry = 0;
+  const rest: number[] = [];
+  const emit = (text: string | (() => string), addresses: number[] = []) => {
+    if (stopped === undefined) {
+      if (limits.maxBytes !== undefined && bytes > limits.maxBytes) stopped = "size";
+      else if (lines.length % TIME_EVERY === TIME_EVERY - 1 && limits.outOfTime?.()) {
+        stopped = "time";
+      }
+    }
+    if (stopped !== undefined) {
+      dry++;
+      for (const a of addresses) rest.push(a);
+      return;
+    }
+    const line = "    ".repeat(depth) + (typeof text === "string" ? text : text());
+    bytes += lineBytes(line, addresses);
+    lines.push({ text: line, addresses });
+  };
   const blockStmt = (s: Stmt) => {
-    const text = printer.stmt(s);
-    if (text !== undefined) emit(text, [s.at]);
-    const c = names.commentAt?.(s.at);
+    // Every statement prints (Printer.stmt is undefined for none of them today).
+    emit(() => printer.stmt(s) ?? "", [s.at]);
+    // Past the stop the comments are not looked up (nor counted in the total).
+    const c = stopped === undefined ? names.commentAt?.(s.at) : undefined;
     if (c) emit(`// ${c}`, [s.at]);
   };
   const retLine = (id: number) => {
     const b = ir.blocks.get(id);
     if (!b) return;
     const t = b.term;
-    if (t.k === "ret" && t.value && d.floatReturn) {
+    const value = t.k === "ret" ? t.value : undefined;
+    if (value && d.floatReturn) {
       // A float return value is of the declared float type, whatever the expression's.
       const ty: CType = { size: d.floatReturn, kind: "float" };
-      emit(`return ${printer.exprAs(t.value, ty, 2)};`, [t.at]);
+      emit(() => `return ${printer.exprAs(value, ty, 2)};`, [t.at]);
     } else if (t.k === "ret") {
-      emit(t.value ? `return ${printer.expr(t.value, 2)};` : "return;", [t.at]);
+      emit(t.value ? () => `return ${printer.expr(value!, 2)};` : "return;", [t.at]);
     } else if (t.k === "tail") {
-      const call = `${printer.callee(t.target)}(${
-        t.args.map((a) => printer.expr(a, 2)).join(", ")
-      })`;
-      if (t.value && d.returns) emit(`return ${call};`, [t.at]);
+      const call = () =>
+        `${printer.callee(t.target)}(${t.args.map((a) => printer.expr(a, 2)).join(", ")})`;
+      if (t.value && d.returns) emit(() => `return ${call()};`, [t.at]);
       else {
-        emit(`${call};`, [t.at]);
+        emit(() => `${call()};`, [t.at]);
         emit("return;", [t.at]);
       }
     }
@@ -158,8 +207,8 @@ export function render(
       varKey(t.value) !== varKey(last.dst)
     ) return false;
     for (const st of b.stmts.slice(0, -1)) blockStmt(st);
-    emit(`return ${printer.valueOf(last.src, last.dst)};`, [last.at, t.at]);
-    const c = names.commentAt?.(last.at);
+    emit(() => `return ${printer.valueOf(last.src, last.dst)};`, [last.at, t.at]);
+    const c = stopped === undefined ? names.commentAt?.(last.at) : undefined;
     if (c) emit(`// ${c}`, [last.at]);
     return true;
   };
@@ -190,7 +239,7 @@ export function render(
         for (const st of ir.blocks.get(s.id)?.stmts ?? []) blockStmt(st);
         return;
       case "if": {
-        emit(`if (${printer.cond(s.cond)}) {`, condAt(s.cond));
+        emit(() => `if (${printer.cond(s.cond)}) {`, condAt(s.cond));
         depth++;
         walk(s.then);
         depth--;
@@ -204,7 +253,7 @@ export function render(
         return;
       }
       case "while":
-        emit(`while (${printer.cond(s.cond)}) {`, condAt(s.cond));
+        emit(() => `while (${printer.cond(s.cond)}) {`, condAt(s.cond));
         depth++;
         walk(s.body);
         depth--;
@@ -215,12 +264,12 @@ export function render(
         depth++;
         walk(s.body);
         depth--;
-        emit(`} while (${printer.cond(s.cond)});`, condAt(s.cond));
+        emit(() => `} while (${printer.cond(s.cond)});`, condAt(s.cond));
         return;
       case "for": {
         const st = s.step.kind === "block" ? ir.blocks.get(s.step.id)?.stmts[0] : undefined;
-        const step = st ? (printer.stmt(st) ?? "").replace(/;$/, "") : "";
-        emit(`for (; ${printer.cond(s.cond)}; ${step}) {`, [
+        const step = () => st ? (printer.stmt(st) ?? "").replace(/;$/, "") : "";
+        emit(() => `for (; ${printer.cond(s.cond)}; ${step()}) {`, [
           ...condAt(s.cond),
           ...(st ? [st.at] : []),
         ]);
@@ -245,7 +294,7 @@ export function render(
         return;
       case "switch": {
         const at = ir.blocks.get(s.block)?.term.at;
-        emit(`switch (${printer.expr(s.value)}) {`, at === undefined ? [] : [at]);
+        emit(() => `switch (${printer.expr(s.value)}) {`, at === undefined ? [] : [at]);
         for (const c of s.cases) {
           for (const v of c.values) emit(`case ${v}:`);
           if (c.isDefault) emit("default:");
@@ -322,7 +371,7 @@ export function render(
     // The simplified tier says so where the reader starts, not only in the result's warnings.
     ...(d.degraded !== undefined
       ? [{
-        text: `/* remcp: simplified output: ${d.degraded.replaceAll("*/", "* /")} */`,
+        text: `/* remcp: ${tierLabel(d)}: ${d.degraded.replaceAll("*/", "* /")} */`,
         addresses: [],
       }]
       : []),
@@ -341,7 +390,15 @@ export function render(
         : []
     ),
     variables,
+    ...(stopped !== undefined
+      ? { stopped: { why: stopped, total: all.length + dry, rest: rest.filter((a) => a >= 0) } }
+      : {}),
   };
+}
+
+/** How the note on a degraded result names its tier. */
+export function tierLabel(d: Decompiled): string {
+  return d.lastResort ? "last-resort output" : "simplified output";
 }
 
 function returnType(d: Decompiled): string {

@@ -9,9 +9,12 @@ import { hex } from "../../../src/protocol/paging.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { Decoder, Insn } from "../arch/types.ts";
 import { analysisOf, type EmbeddedDb, fnName } from "../db.ts";
-import { decompile, type Decompiled } from "./decompile.ts";
+import { decompile, type Decompiled, type DecompileInput } from "./decompile.ts";
 import type { EmitNames } from "./emit.ts";
-import { type LocalAnnotation, render, type Rendered } from "./render.ts";
+import { type LocalAnnotation, render, type Rendered, type RenderLimits } from "./render.ts";
+import type { Built } from "./build.ts";
+import { budgetClock } from "./clock.ts";
+import { lastResort } from "./lastresort.ts";
 import { parsePrototype, type Prototype } from "./abi/prototype.ts";
 import { builtinPrototypes, prototypeKey } from "./abi/prototypes.ts";
 
@@ -25,6 +28,33 @@ export interface DecompileLimits {
   maxInstructions: number;
   /** Instructions the simplified tier takes; a larger function is Unsupported. */
   maxSimplifiedInstructions: number;
+  /**
+   * A tier to run whatever the function (the differential benchmark measures each one; see
+   * {@link TIER_ENV}): the simplified one as it is with no time left for its optional passes
+   * (partial propagation, no merged copies, gotos), or the last resort; undefined: the full
+   * pipeline, then the simplified tier, then the last resort, as budget and size decide.
+   */
+  tier?: ForcedTier;
+}
+
+/** The tiers that can be forced. */
+export type ForcedTier = "simplified" | "last-resort";
+
+/** The debugging variable that forces a tier in a worker (README: configuration). */
+export const TIER_ENV = "REMCP_DEBUG_DECOMPILER_TIER";
+
+/** The limits a worker runs with: the defaults, and a tier forced by {@link TIER_ENV}. */
+export function limitsFromEnv(env: (name: string) => string | undefined): DecompileLimits {
+  const tier = env(TIER_ENV);
+  if (tier === undefined || tier === "") return DEFAULT_LIMITS;
+  if (tier !== "simplified" && tier !== "last-resort") {
+    throw new RemcpError(
+      "InvalidArgument",
+      `${TIER_ENV} is "${tier}": set it to simplified or last-resort, or leave it unset`,
+      { [TIER_ENV]: tier },
+    );
+  }
+  return { ...DEFAULT_LIMITS, tier };
 }
 
 /** Defaults: generous for real functions, small enough that the worker stays responsive. */
@@ -104,12 +134,17 @@ function cIdentifier(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_");
 }
 
-/** Decompiles `fn` (or takes it from the cache). */
+/**
+ * Decompiles `fn` (or takes it from the cache). `clock` measures the budget (budget
+ * milliseconds, see clock.ts); a caller that goes on to print passes its own, so that printing
+ * counts against the same budget.
+ */
 export async function decompiled(
   d: EmbeddedDb,
   fn: FunctionInfo,
   cache: DecompilerCache,
   limits: DecompileLimits = DEFAULT_LIMITS,
+  clock: () => number = budgetClock(),
 ): Promise<Decompiled> {
   const hit = cache.get(fn.start);
   if (hit) return hit;
@@ -132,19 +167,48 @@ export async function decompiled(
   if (insns.length > limits.maxSimplifiedInstructions) {
     throw tooBig(fn, `${insns.length} instructions`, limits);
   }
-  // One run: the full pipeline for its budget, then the simplified tier for the rest.
+  // One run: the full pipeline for its budget, then the simplified tier for the rest, then
+  // (past both, or when a pass fails) the last resort from the lifted function.
   const budgetMs = limits.budgetMs + limits.simplifiedBudgetMs;
-  const result = insns.length > limits.maxInstructions
-    ? run(d, fn, insns, decoder, cache, {
-      budgetMs,
-      simplified: `${insns.length} instructions are over the full analysis's cap of ` +
-        `${limits.maxInstructions}`,
-    })
-    : run(d, fn, insns, decoder, cache, {
-      budgetMs,
-      fullShare: limits.budgetMs / budgetMs,
-      withCallees: true,
-    });
+  let built: Built | undefined;
+  const common = { budgetMs, now: clock, onLifted: (b: Built) => built = b };
+  let input: DecompileInput | undefined;
+  const keep = (i: DecompileInput) => input = i;
+  let result: Decompiled;
+  try {
+    if (limits.tier === "last-resort") {
+      // Lifting, then out of budget at once: the same way in as a real run's.
+      result = run(d, fn, insns, decoder, cache, { ...common, budgetMs: -1, keep });
+    } else if (limits.tier === "simplified" || insns.length > limits.maxInstructions) {
+      result = run(d, fn, insns, decoder, cache, {
+        ...common,
+        keep,
+        ...(limits.tier === "simplified" ? { bare: true } : {}),
+        simplified: limits.tier === "simplified"
+          ? `the simplified tier was asked for (${TIER_ENV})`
+          : `${insns.length} instructions are over the full analysis's cap of ` +
+            `${limits.maxInstructions}`,
+      });
+    } else {
+      result = run(d, fn, insns, decoder, cache, {
+        ...common,
+        keep,
+        fullShare: limits.budgetMs / budgetMs,
+        withCallees: true,
+      });
+    }
+  } catch (err) {
+    if (built === undefined || input === undefined) throw err;
+    const timeout = err instanceof RemcpError && err.code === "Timeout";
+    if (!timeout && !(err instanceof Error)) throw err;
+    const why = limits.tier === "last-resort"
+      ? `the last-resort tier was asked for (${TIER_ENV})`
+      : timeout
+      ? `the full analysis and the simplified tier ran past their ${budgetMs / 1000} s budget ` +
+        `(stopped after ${String(err.detail.stage ?? "lifting")})`
+      : `the analysis failed (${err.message.replaceAll("*/", "* /")})`;
+    result = lastResort(input, built, why);
+  }
   cache.set(fn.start, result);
   return result;
 }
@@ -152,8 +216,15 @@ export async function decompiled(
 /** How one function is decompiled (see {@link DecompileInput}). */
 interface RunOptions {
   budgetMs: number;
+  /** The budget clock (a callee's summary gets a clock of its own). */
+  now?: () => number;
+  onLifted?: (built: Built) => void;
+  /** Receives the pipeline's input (the last resort prints from it). */
+  keep?: (input: DecompileInput) => void;
   fullShare?: number;
   simplified?: string;
+  /** The simplified tier without its optional passes (see {@link DecompileInput.bare}). */
+  bare?: boolean;
   /** Decompile callees without a prototype for their parameter counts (else: cached ones only). */
   withCallees?: boolean;
 }
@@ -176,8 +247,9 @@ function run(
   options: RunOptions,
 ): Decompiled {
   const { budgetMs, withCallees } = options;
+  const now = options.now ?? budgetClock();
   // Past the full pipeline's share the simplified tier runs: no callee is decompiled then.
-  const calleesUntil = performance.now() + budgetMs * (options.fullShare ?? 1);
+  const calleesUntil = now() + budgetMs * (options.fullShare ?? 1);
   const a = analysisOf(d);
   const image = d.image;
   const noreturn = (addr: number) =>
@@ -187,7 +259,7 @@ function run(
   // callees, and remembered).
   const summary = (addr: number): Summary | undefined => {
     const cached = cache.summaries.get(addr);
-    if (cached || performance.now() > calleesUntil) return cached;
+    if (cached || now() > calleesUntil) return cached;
     const callee = a.functionStartingAt(addr);
     if (!callee || callee.flags.includes("import") || callee.start === fn.start) return undefined;
     const size = callee.blocks.reduce((n, b) => n + (b.end - b.start), 0);
@@ -212,7 +284,7 @@ function run(
       return undefined;
     }
   };
-  return decompile({
+  const input: DecompileInput = {
     fn,
     insns,
     bits: image.arch === "x86" ? 32 : 64,
@@ -234,7 +306,12 @@ function run(
     budgetMs,
     ...(options.fullShare !== undefined ? { fullShare: options.fullShare } : {}),
     ...(options.simplified !== undefined ? { simplified: options.simplified } : {}),
-  });
+    ...(options.bare ? { bare: true } : {}),
+    now,
+    ...(options.onLifted ? { onLifted: options.onLifted } : {}),
+  };
+  options.keep?.(input);
+  return decompile(input);
 }
 
 // `mov reg, [esp]; ret`: the ModRM byte names the register.
@@ -294,6 +371,17 @@ export function renderFor(
   fn: FunctionInfo,
   dec: Decompiled,
   locals: ReadonlyMap<string, LocalAnnotation>,
+  limits: RenderLimits = {},
 ): Rendered {
-  return render(dec, cIdentifier(fnName(d, fn)), emitNames(d), locals);
+  return render(dec, cIdentifier(fnName(d, fn)), emitNames(d), locals, limits);
+}
+
+/**
+ * How long printing may go on by `clock` (one that measured the decompilation): to the end of
+ * the function's whole budget, and at least a tenth of it from now, so that a decompilation that
+ * used all of its time still prints its first lines.
+ */
+export function printUntil(clock: () => number, limits: DecompileLimits = DEFAULT_LIMITS): number {
+  const budget = limits.budgetMs + limits.simplifiedBudgetMs;
+  return Math.max(budget, clock() + budget / 10);
 }

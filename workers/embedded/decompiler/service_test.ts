@@ -6,7 +6,14 @@ import { CodeView } from "../code.ts";
 import { analyze } from "../analysis/analyze.ts";
 import { AnnotationStore } from "../../shared/store/store.ts";
 import type { EmbeddedDb } from "../db.ts";
-import { decompiled, DecompilerCache, DEFAULT_LIMITS, renderFor } from "./service.ts";
+import {
+  decompiled,
+  DecompilerCache,
+  DEFAULT_LIMITS,
+  limitsFromEnv,
+  renderFor,
+  TIER_ENV,
+} from "./service.ts";
 import { fitRendered } from "./fit.ts";
 
 const FIXTURE = new URL("../../../tests/fixtures/bin/elf_x86_64_gcc_O2", import.meta.url);
@@ -64,6 +71,53 @@ Deno.test("decompiled() gives a function over the size cap simplified C, not an 
         e instanceof RemcpError && e.code === "Unsupported" &&
         /disassemble_function/.test(e.message),
     );
+  });
+});
+
+Deno.test("decompiled() out of budget answers with the last-resort tier's C and says why", async () => {
+  await withDb(async (d) => {
+    const fn = [...d.analysis!.functions()].find((f) => f.name === "main")!;
+    const spent = { ...DEFAULT_LIMITS, budgetMs: 0, simplifiedBudgetMs: 0 };
+    const dec = await decompiled(d, fn, new DecompilerCache(), spent);
+    assert.equal(dec.lastResort, true);
+    assert.match(
+      dec.degraded ?? "",
+      /^the full analysis and the simplified tier ran past their 0 s budget \(stopped after lift\); the lifted instructions as C/,
+    );
+    const r = renderFor(d, fn, dec, new Map());
+    assert.match(r.code, /^\/\* remcp: last-resort output: the full analysis/);
+    assert.match(r.code, /\n\S.* main\(.*\)\n\{/);
+    // Calls by name with the convention's registers, registers as variables.
+    assert.match(r.code, /\n {4}rax = remcp_fib\(rdi[,)]/);
+    assert.ok(r.lines.length > 10);
+    for (const l of r.lines) {
+      for (const a of l.addresses) {
+        assert.ok(fn.blocks.some((b) => a >= b.start && a <= b.end), `line ${l.line}`);
+      }
+    }
+  });
+});
+
+Deno.test("limitsFromEnv() forces a tier for the benchmark, and refuses an unknown one", async () => {
+  const env = (value: string) => (name: string) => name === TIER_ENV ? value : undefined;
+  assert.equal(limitsFromEnv(env("")), DEFAULT_LIMITS);
+  assert.throws(
+    () => limitsFromEnv(env("fast")),
+    (e: unknown) => e instanceof RemcpError && e.code === "InvalidArgument",
+  );
+  await withDb(async (d) => {
+    const fn = [...d.analysis!.functions()].find((f) => f.name === "main")!;
+    const simplified = await decompiled(
+      d,
+      fn,
+      new DecompilerCache(),
+      limitsFromEnv(env("simplified")),
+    );
+    assert.match(simplified.degraded ?? "", /^the simplified tier was asked for/);
+    assert.equal(simplified.lastResort, undefined);
+    const last = await decompiled(d, fn, new DecompilerCache(), limitsFromEnv(env("last-resort")));
+    assert.match(last.degraded ?? "", /^the last-resort tier was asked for/);
+    assert.equal(last.lastResort, true);
   });
 });
 

@@ -9,9 +9,17 @@ import { analysisOf, type DbAccess, type EmbeddedDb, fnName, functionContaining 
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { DecodeOptions, Decoder, Insn } from "../arch/types.ts";
 import { rowNamer } from "./code_tools.ts";
-import { decompiled, DecompilerCache, renderFor } from "../decompiler/service.ts";
-import { fitRendered } from "../decompiler/fit.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../../../src/protocol/results.ts";
+import {
+  decompiled,
+  type DecompileLimits,
+  DecompilerCache,
+  limitsFromEnv,
+  printUntil,
+  renderFor,
+} from "../decompiler/service.ts";
+import { budgetClock } from "../decompiler/clock.ts";
+import { tierLabel } from "../decompiler/render.ts";
+import { fitRendered, MAX_CODE_BYTES } from "../decompiler/fit.ts";
 import { localAnnotations } from "../decompiler/locals.ts";
 
 /** Bytes a function covers: its main extent plus its chunks. */
@@ -24,7 +32,12 @@ function sizeOf(fn: FunctionInfo): number {
  * Bytes of code and line map one decompile_function result carries: three quarters of the
  * default output cap, which leaves room for the rest of the result.
  */
-const MAX_CODE_BYTES = DEFAULT_MAX_OUTPUT_BYTES * 3 / 4;
+
+let forced: DecompileLimits | undefined;
+/** The decompiler's limits: the defaults, or a tier the benchmark forces (read once). */
+function decompilerLimits(): DecompileLimits {
+  return forced ??= limitsFromEnv((name) => Deno.env.get(name));
+}
 
 export function functionRow(d: EmbeddedDb, fn: FunctionInfo) {
   const flags: string[] = [...fn.flags];
@@ -152,14 +165,22 @@ export function functionTools(db: DbAccess): ToolImpl[] {
       d.decompiler ??= new DecompilerCache();
       const head = { name: fnName(d, fn), start: hex(fn.start), engine: "remcp" };
       try {
-        const dec = await decompiled(d, fn, d.decompiler);
+        // Printing counts against the function's budget, on the same clock; and the C past
+        // the result's cap is never formatted (a huge function's took longer than its analysis).
+        const clock = budgetClock();
+        const limits = decompilerLimits();
+        const dec = await decompiled(d, fn, d.decompiler, limits, clock);
+        const until = printUntil(clock, limits);
         const r = fitRendered(
-          renderFor(d, fn, dec, localAnnotations(d, fn.start)),
+          renderFor(d, fn, dec, localAnnotations(d, fn.start), {
+            maxBytes: MAX_CODE_BYTES,
+            outOfTime: () => clock() > until,
+          }),
           MAX_CODE_BYTES,
         );
         const warnings = [
           ...(dec.degraded !== undefined
-            ? [{ code: "decompiler_degraded", message: `simplified output: ${dec.degraded}` }]
+            ? [{ code: "decompiler_degraded", message: `${tierLabel(dec)}: ${dec.degraded}` }]
             : []),
           ...dec.warnings.map((message) => ({ code: "decompiler", message })),
           ...(r.cut !== undefined ? [{ code: "truncated", message: r.cut }] : []),
