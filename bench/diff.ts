@@ -21,13 +21,23 @@
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
+ *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
+ *
+ * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
+ * For Lua 5.3.6 → 5.4.4 a further score counts a match of a 5.3 function with the 5.4 function
+ * its body moved to, where 5.4 split it into a thin wrapper under the old name and a new
+ * function holding the code (LUA54_SPLITS, each checked in both sources); the strict score,
+ * printed first, is the goal's.
+ *
+ * The speed pairs also time a second diff of the same two files by a second server on the same
+ * state folder: new workers, analyses and diffing features read from the databases' stores.
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
 import process from "node:process";
 import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
-import { startRemcp } from "../tests/_harness.ts";
+import { type Harness, startRemcp } from "../tests/_harness.ts";
 import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
 import { scoreMatches } from "./_match_score.ts";
 
@@ -140,6 +150,10 @@ async function symbols(path: string): Promise<Map<number, string>> {
 
 interface Scored {
   pair: string;
+  /** Precision and recall with `matching: "broad"`. */
+  broad: { precision: number; recall: number; f1: number };
+  /** Precision and recall when a pair listed as a split counts as correct. */
+  splitAware?: { precision: number; recall: number; f1: number; correct: number };
   /** Wrong pairs by the round that matched them. */
   wrong: Record<string, number>;
   truth: number;
@@ -201,8 +215,40 @@ const LUA54_RENAMES = new Map([
   ["assignment", "restassign"],
   ["mainposition", "mainpositionTV"],
 ]);
+/**
+ * Functions 5.4 split in two, keeping a thin wrapper under the 5.3 name: 5.3 name → the 5.4
+ * function that holds the 5.3 body. luaL_prepbuffsize is `return prepbuffsize(B, sz, -1)`,
+ * luaO_arith calls luaO_rawarith then luaT_trybinTM, codebinexpval calls finishbinexpval;
+ * 5.3's luaT_callTM(…, hasres) became luaT_callTM (no result) and luaT_callTMres (result).
+ */
+const LUA54_SPLITS = new Map([
+  ["luaL_prepbuffsize", "prepbuffsize"],
+  ["luaO_arith", "luaO_rawarith"],
+  ["codebinexpval", "finishbinexpval"],
+  ["luaT_callTM", "luaT_callTMres"],
+]);
+
 const lua54Name = (n: string) =>
   LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());
+
+/** Every matched pair of a diff_databases call, following its pages. */
+async function matchedRows(client: Client, a: string, b: string, matching: string) {
+  const rows: Record<string, string>[] = [];
+  let offset: number | undefined = 0;
+  while (offset !== undefined) {
+    const page = await callLong(client, "diff_databases", {
+      a,
+      b,
+      list: "matched",
+      limit: 1000,
+      offset,
+      matching,
+    });
+    rows.push(...(page.items as Record<string, string>[]));
+    offset = page.next_offset as number | undefined;
+  }
+  return rows;
+}
 
 async function score(
   client: Client,
@@ -210,31 +256,14 @@ async function score(
   a: string,
   b: string,
   rename: (name: string) => string = (n) => n,
+  splits?: Map<string, string>,
 ): Promise<Scored> {
   const t0 = performance.now();
   const ids = await openBoth(client, `${a}.stripped`, `${b}.stripped`);
   const openSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
-  const first = await callLong(client, "diff_databases", {
-    a: ids[0],
-    b: ids[1],
-    list: "matched",
-    limit: 1000,
-  });
+  const rows = await matchedRows(client, ids[0]!, ids[1]!, "precise");
   const diffSeconds = (performance.now() - t1) / 1000;
-  const rows = [...(first.items as Record<string, string>[])];
-  let next = first.next_offset as number | undefined;
-  while (next !== undefined) {
-    const page = await callLong(client, "diff_databases", {
-      a: ids[0],
-      b: ids[1],
-      list: "matched",
-      limit: 1000,
-      offset: next,
-    });
-    rows.push(...(page.items as Record<string, string>[]));
-    next = page.next_offset as number | undefined;
-  }
   const [symA0, symB] = await Promise.all([symbols(a), symbols(b)]);
   const symA = new Map([...symA0].map(([at, n]) => [at, rename(n)]));
   const found = async (id: string) => {
@@ -255,13 +284,64 @@ async function score(
     foundA,
     foundB,
   );
+  // The same diff with `matching: "broad"` (features kept by the server: matching only).
+  const broadRows = await matchedRows(client, ids[0]!, ids[1]!, "broad");
+  const sb = scoreMatches(
+    broadRows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
+    symA,
+    symB,
+    foundA,
+    foundB,
+  );
+  const broad = { precision: sb.precision, recall: sb.recall, f1: sb.f1 };
   const wrong: Record<string, number> = {};
   for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
+  const pairName = (i: number) => {
+    const r = rows[i]!;
+    return [symA0.get(Number(r.a_start)), symB.get(Number(r.b_start))] as const;
+  };
+  let splitAware: Scored["splitAware"];
+  if (splits) {
+    const moved = s.wrong.filter((i) => {
+      const [na, nb] = pairName(i);
+      return na !== undefined && splits.get(na) === nb;
+    }).length;
+    const correct = s.correct + moved;
+    const precision = correct / s.judged;
+    const recall = Math.min(1, correct / s.truth);
+    splitAware = {
+      precision,
+      recall,
+      f1: (2 * precision * recall) / (precision + recall),
+      correct,
+    };
+  }
+  if (Deno.env.get("REMCP_BENCH_MISSES") === "1") {
+    for (const i of s.wrong) {
+      const [na, nb] = pairName(i);
+      console.log(`  wrong: ${na} → ${nb} (${rows[i]!.round}, similarity ${rows[i]!.similarity})`);
+    }
+    const matchedA = new Map(rows.map((r) => [Number(r.a_start), Number(r.b_start)]));
+    const matchedB = new Set(rows.map((r) => Number(r.b_start)));
+    const startB = new Map([...symB].map(([at, n]) => [n, at]));
+    for (const [at, n] of symA) {
+      const bt = startB.get(n);
+      if (bt === undefined || !foundA.has(at) || !foundB.has(bt) || matchedA.get(at) === bt) {
+        continue;
+      }
+      const mine = matchedA.has(at) ? "matched elsewhere" : "unmatched";
+      console.log(
+        `  missed: ${n} (a ${mine}, b ${matchedB.has(bt) ? "matched elsewhere" : "unmatched"})`,
+      );
+    }
+  }
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
   const mb = ((await Deno.stat(`${a}.stripped`)).size + (await Deno.stat(`${b}.stripped`)).size) /
     2 / 1e6;
   return {
     pair,
+    broad,
+    ...(splitAware ? { splitAware } : {}),
     wrong,
     truth: s.truth,
     matched: rows.length,
@@ -315,7 +395,8 @@ function childCpuSeconds(): number {
 }
 
 /** Diff time of two large stripped binaries without symbols (no accuracy, only speed). */
-async function timeOnly(client: Client, name: string, a: string, b: string) {
+async function timeOnly(h: Harness, name: string, a: string, b: string) {
+  const client = h.client;
   const t0 = performance.now();
   const ids = await openBoth(client, a, b);
   const openSeconds = (performance.now() - t0) / 1000;
@@ -349,6 +430,40 @@ async function timeOnly(client: Client, name: string, a: string, b: string) {
       `${m.matches.length} pairs)`,
   );
   for (const id of ids) await callLong(client, "close_database", { database: id, force: true });
+  await againFromStore(h.stateDir, a, b, d);
+}
+
+/**
+ * The same diff by a second server on the same state folder: new workers, the analyses and the
+ * diffing features read from the databases' stores instead of computed.
+ */
+async function againFromStore(
+  stateDir: string,
+  a: string,
+  b: string,
+  first: Record<string, unknown>,
+) {
+  const h2 = await startRemcp({ stateDir, env: { REMCP_CHECK_OUTPUT: "0" } });
+  try {
+    const ids = await openBoth(h2.client, a, b);
+    const loadBefore = load();
+    const cpu0 = childCpuSeconds();
+    const t0 = performance.now();
+    const d = await callLong(h2.client, "diff_databases", { a: ids[0], b: ids[1], limit: 1 });
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = childCpuSeconds() - cpu0;
+    const computed = (x: unknown) => (x as { features_computed?: number }).features_computed;
+    const same = JSON.stringify(d.totals) === JSON.stringify(first.totals);
+    console.log(
+      `  second server, features from the stores: diff ${seconds.toFixed(1)} s (${
+        cpu.toFixed(1)
+      } CPU-s; load ${loadBefore} → ${load()}), features computed ${computed(d.a)} / ` +
+        `${computed(d.b)} (first server: ${computed(first.a)} / ${computed(first.b)}), ` +
+        `${same ? "same totals" : `totals differ: ${JSON.stringify(d.totals)}`}`,
+    );
+  } finally {
+    await h2.close();
+  }
 }
 
 /** Every function_features row of database `id`, as the diff service reads them. */
@@ -394,6 +509,8 @@ if (import.meta.main) {
     b: () => Promise<string | undefined>;
     /** Maps a's symbol names to b's where the new version renamed functions. */
     rename?: (name: string) => string;
+    /** Functions the new version split (old name → where the old body went). */
+    splits?: Map<string, string>;
   };
   const pairs: Pair[] = [];
   const lua = (tag: string, dir: string | undefined, cc: string, opt: string) => () =>
@@ -415,6 +532,7 @@ if (import.meta.main) {
       a: lua("lua536", src.lua536, "gcc", "-O2"),
       b: lua("lua544", src.lua544, "gcc", "-O2"),
       rename: lua54Name,
+      splits: LUA54_SPLITS,
     },
     {
       name: "lua 5.4.4 gcc -O2 → -O3",
@@ -455,7 +573,7 @@ if (import.meta.main) {
         console.log(`${p.name}: not built (missing sources or compiler; see the errors above)`);
         continue;
       }
-      const r = await score(h.client, p.name, a, b, p.rename);
+      const r = await score(h.client, p.name, a, b, p.rename, p.splits);
       console.log(
         `${r.pair}\n  ${r.mb.toFixed(2)} MB each, truth ${r.truth}, matched ${r.matched}, ` +
           `judged ${r.judged}, correct ${r.correct}: precision ${r.precision.toFixed(3)}, ` +
@@ -466,13 +584,24 @@ if (import.meta.main) {
             (r.diffSeconds / r.openSeconds).toFixed(2)
           }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
       );
+      console.log(
+        `  matching "broad": precision ${r.broad.precision.toFixed(3)}, recall ` +
+          `${r.broad.recall.toFixed(3)}, F1 ${r.broad.f1.toFixed(3)}`,
+      );
+      if (r.splitAware) {
+        const x = r.splitAware;
+        console.log(
+          `  with splits counted as correct (LUA54_SPLITS): correct ${x.correct}, precision ` +
+            `${x.precision.toFixed(3)}, recall ${x.recall.toFixed(3)}, F1 ${x.f1.toFixed(3)}`,
+        );
+      }
       if (!("reason" in rz)) {
         await printRzDiffBeside(rz, a, b, await symbols(a), await symbols(b), r, p.rename);
       }
     }
     for (const p of SPEED_PAIRS) {
       if (only !== undefined && !p.name.includes(only)) continue;
-      if ((await exists(p.a)) && (await exists(p.b))) await timeOnly(h.client, p.name, p.a, p.b);
+      if ((await exists(p.a)) && (await exists(p.b))) await timeOnly(h, p.name, p.a, p.b);
       else console.log(`${p.name}: skipped (${p.missing})`);
     }
   } finally {

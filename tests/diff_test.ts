@@ -127,6 +127,65 @@ Deno.test(
 );
 
 Deno.test(
+  "diff_databases: features are stored with the analysis; diffs are kept per pair of contents",
+  e2e,
+  async () => {
+    const stateDir = await Deno.makeTempDir({ prefix: "remcp-diff-state-" });
+    const side = (r: Row, k: "a" | "b") => r[k] as { functions: number; features_computed: number };
+    const pair = async (client: Client) => [
+      await open(client, "diff_v1_stripped"),
+      await open(client, "diff_change_stripped"),
+    ];
+    try {
+      let first: Row = {};
+      const h1 = await startRemcp({ stateDir });
+      try {
+        const [a, b] = await pair(h1.client);
+        first = (await diffAll(h1.client, a!, b!, "matched")).r;
+        for (const k of ["a", "b"] as const) {
+          assert.ok(side(first, k).functions > 100);
+          assert.equal(side(first, k).features_computed, side(first, k).functions);
+        }
+        // The same two files opened again (new ids): the pair's diff is kept.
+        for (const database of [a, b]) await ok(h1.client, "close_database", { database });
+        const [a2, b2] = await pair(h1.client);
+        const again = await ok(h1.client, "diff_databases", { a: a2, b: b2 });
+        assert.equal(again.cached, true);
+        assert.equal(side(again, "a").features_computed, 0);
+        // An annotation changes the stamp: the diff is made again, from features the worker kept.
+        const at = (first.items as Row[])[0]!.a_start as string;
+        await ok(h1.client, "rename", { database: a2, address: at, name: "renamed_fn" });
+        const renamed = await diffAll(h1.client, a2!, b2!, "matched");
+        assert.equal(renamed.r.cached, false);
+        assert.equal(side(renamed.r, "a").features_computed, 0);
+        assert.equal(renamed.items[0]!.a_name, "renamed_fn");
+        await ok(h1.client, "undo", { database: a2 });
+      } finally {
+        await h1.close();
+      }
+      // A new server and new workers on the same state: the features come from the store.
+      const h2 = await startRemcp({ stateDir });
+      try {
+        const [a, b] = await pair(h2.client);
+        const info = await ok(h2.client, "get_database_info", { database: a });
+        assert.equal((info.analysis as Row).cached, true);
+        const second = await diffAll(h2.client, a!, b!, "matched");
+        assert.equal(second.r.cached, false);
+        for (const k of ["a", "b"] as const) {
+          assert.equal(side(second.r, k).features_computed, 0, JSON.stringify(second.r[k]));
+        }
+        assert.deepEqual(second.totals, first.totals);
+        assert.deepEqual(second.items, first.items);
+      } finally {
+        await h2.close();
+      }
+    } finally {
+      await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+    }
+  },
+);
+
+Deno.test(
   "diff_function: the changed function's blocks and instructions",
   e2e,
   () =>

@@ -15,6 +15,10 @@ export interface AnchorOptions {
   minScore: number;
   /** How far the best candidate must lead the runner-up on both sides. */
   margin: number;
+  /** Least number of matched neighbours a pair shares (default 1; 2 between tiny functions). */
+  minCommon?: number;
+  /** Whether a pair that keeps the address order between matched neighbours scores more. */
+  order?: boolean;
 }
 
 /**
@@ -22,6 +26,20 @@ export interface AnchorOptions {
  * every pair of bench/diff.ts (lower scores traded precision for recall).
  */
 export const ANCHOR_DEFAULTS: AnchorOptions = { round: "anchors", minScore: 0.72, margin: 0.1 };
+
+/**
+ * The last round of `broad` matching: position in the call graph with less evidence — two
+ * shared matched neighbours, no address order (another compiler lays functions out its own
+ * way). On bench/diff.ts it raised recall on every pair (SQLite gcc → clang 0.49 → 0.63) and
+ * F1 with it, at some precision (0.952 → 0.938 there), hence not the default.
+ */
+export const ANCHOR_BROAD: AnchorOptions = {
+  round: "anchors:broad",
+  minScore: 0.5,
+  margin: 0.1,
+  minCommon: 2,
+  order: false,
+};
 
 // A hub (an error routine with hundreds of callers) says little about which caller is which, and
 // listing all its callers as candidates of everything that calls it would be quadratic.
@@ -102,10 +120,11 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
       const fb = s.b[j]!;
       // One shared anchor between two tiny functions is a coincidence more often than not.
       if (common < 2 && Math.min(fa.instructions, fb.instructions) < 10) continue;
+      if (common < (opts.minCommon ?? 1)) continue;
       // Anchors weigh most; similarity and caller/callee counts tell neighbours apart, and a
       // candidate that keeps the address order between matched neighbours gets a bonus.
       const score = 0.45 * dice + 0.35 * similarity(fa, fb) + 0.2 * degreeLikeness(s, i, j) +
-        (between(j) ? 0.2 : 0);
+        (opts.order !== false && between(j) ? 0.2 : 0);
       if (score >= opts.minScore) best.offer(i, j, score);
     }
   }

@@ -8,7 +8,7 @@ import type { LocalHandler } from "../supervisor/host.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { evidenceOf } from "./match.ts";
 import { identical } from "./similarity.ts";
-import type { Diff, DiffService } from "./service.ts";
+import type { Diff, DiffService, Side } from "./service.ts";
 
 const DatabaseId = z.string().min(1).max(128);
 
@@ -24,6 +24,15 @@ const PairRow = z.object({
   b_size: z.number(),
   a_blocks: z.number(),
   b_blocks: z.number(),
+});
+
+const SideOut = z.object({
+  database: z.string(),
+  functions: z.number(),
+  features_computed: z.number().optional().describe(
+    "Functions whose diffing features were computed for this call; the rest were read from " +
+      "the database's store or kept from an earlier diff (absent when the backend does not say)",
+  ),
 });
 
 const OnlyRow = z.object({ name: z.string(), start: Hex, size: z.number(), blocks: z.number() });
@@ -57,14 +66,19 @@ export const diffDatabasesSpec = defineTool({
     filter: z.string().max(500).optional().describe("Case-insensitive regex over names"),
     offset: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(1000).optional().describe("Default 50"),
+    matching: z.enum(["precise", "broad"]).optional().describe(
+      "precise (default) pairs functions only when their code or their place agrees clearly; " +
+        "broad then also pairs by matched callers and callees alone (two in common, mutual " +
+        "best): across compilers or optimisation levels it finds more pairs, some wrong",
+    ),
     features: z.enum(["auto", "portable"]).optional().describe(
       "auto (default) uses the backend's bulk feature tool when it has one; portable reads " +
         "through the tools every backend shares (slower)",
     ),
   }),
   output: z.object({
-    a: z.object({ database: z.string(), functions: z.number() }),
-    b: z.object({ database: z.string(), functions: z.number() }),
+    a: SideOut,
+    b: SideOut,
     totals: z.object({
       matched: z.number(),
       identical: z.number(),
@@ -129,7 +143,7 @@ export function totalsOf(d: Diff) {
 export function diffDatabasesHandler(service: DiffService): LocalHandler {
   return async (sup, args, ctx) => {
     const p = args as z.output<typeof diffDatabasesSpec.input>;
-    const d = await service.diff(sup, p.a, p.b, ctx, p.features ?? "auto");
+    const d = await service.diff(sup, p.a, p.b, ctx, p.features ?? "auto", p.matching);
     const re = compileFilter(p.filter);
     const fa = d.a.features;
     const fb = d.b.features;
@@ -156,8 +170,8 @@ export function diffDatabasesHandler(service: DiffService): LocalHandler {
       page = pageOf(pairs, paging, (m) => pairRow(fa[m.a]!, fb[m.b]!, m.similarity, m.round));
     }
     return {
-      a: { database: p.a, functions: fa.length },
-      b: { database: p.b, functions: fb.length },
+      a: sideOut(d.a),
+      b: sideOut(d.b),
       totals: totalsOf(d),
       rounds: roundsOf(d),
       list,
@@ -165,6 +179,14 @@ export function diffDatabasesHandler(service: DiffService): LocalHandler {
       seconds: d.seconds,
       cached: d.cached,
     };
+  };
+}
+
+function sideOut(s: Side) {
+  return {
+    database: s.database,
+    functions: s.features.length,
+    ...(s.computed !== undefined ? { features_computed: s.computed } : {}),
   };
 }
 

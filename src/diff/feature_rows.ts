@@ -20,6 +20,8 @@ export const featureRowsSpec = defineTool({
     /** Version of the row layout: a supervisor and a worker of different versions fall back. */
     layout: z.number().int(),
     rows: z.string(),
+    /** Functions whose features this call computed; the rest were kept or stored earlier. */
+    computed: z.number().int(),
   }),
   annotations: READ_ONLY,
   tags: ["internal"],

@@ -28,10 +28,19 @@ export function callerFor(sup: Host, id: string, ctx: CallContext): ToolCaller {
   };
 }
 
+/**
+ * Features of every function, and how many of them the worker computed for this read (the rest
+ * it had kept or stored earlier); `computed` is unknown for reads through the paged tool.
+ */
+export interface Gathered {
+  features: FunctionFeatures[];
+  computed?: number;
+}
+
 /** Reads every function's features in one call, or undefined when the backend cannot. */
 export type BulkReader = (
   progress: (done: number, total: number) => void,
-) => Promise<FunctionFeatures[] | undefined>;
+) => Promise<Gathered | undefined>;
 
 /**
  * The embedded backend's internal `_function_features` for database `id`, straight to its worker
@@ -51,7 +60,7 @@ export function bulkReaderFor(sup: Host, id: string, ctx: CallContext): BulkRead
     if (value.layout !== ROW_LAYOUT || typeof value.rows !== "string") return undefined;
     const out = decodeRows(value.rows);
     progress(out.length, out.length);
-    return out;
+    return { features: out, computed: Number(value.computed) };
   };
 }
 
@@ -80,8 +89,8 @@ async function allPages(call: ToolCaller, name: string, args: Obj, each?: (n: nu
 
 /**
  * A stamp that changes whenever the database's analysis or annotations change (file hash,
- * analysis facts, the head of the change journal), or undefined when the backend keeps no
- * journal (then nothing is cached).
+ * analysis id or facts, the head of the change journal), or undefined when the backend keeps no
+ * journal (then nothing is cached). Equal stamps mean equal content, whatever the database id.
  */
 export async function stampOf(call: ToolCaller): Promise<string | undefined> {
   const info = await call("get_database_info", {});
@@ -93,7 +102,12 @@ export async function stampOf(call: ToolCaller): Promise<string | undefined> {
     throw err;
   }
   const head = items(journal).map((c) => `${c.id}${c.undone ? "u" : ""}`).join(",");
-  return hashText(JSON.stringify([info.sha256, info.analysis, journal.total, head]));
+  // The analysis id where the backend gives one (its time and cache state differ between opens
+  // of the same analysis), else everything said about the analysis.
+  const analysis = info.analysis as Obj | undefined;
+  return hashText(
+    JSON.stringify([info.backend, info.sha256, analysis?.id ?? analysis, journal.total, head]),
+  );
 }
 
 /**
@@ -106,17 +120,18 @@ export async function gatherFeatures(
   mode: GatherMode,
   progress: (done: number, total: number) => void,
   bulk?: BulkReader,
-): Promise<FunctionFeatures[]> {
+): Promise<Gathered> {
   if (mode === "auto") {
     const all = await bulk?.(progress);
     if (all) return all;
     try {
-      return await gatherBulk(call, progress);
+      return { features: await gatherBulk(call, progress) };
     } catch (err) {
       if (!(err instanceof RemcpError && err.code === "Unsupported")) throw err;
     }
   }
-  return await gatherPortable(call, progress);
+  const features = await gatherPortable(call, progress);
+  return { features, computed: features.length };
 }
 
 async function gatherBulk(

@@ -5,7 +5,7 @@
  * matched callers and callees tell them apart: ties are never guessed. Pure and synchronous; it
  * takes features, not databases.
  */
-import { ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
+import { ANCHOR_BROAD, ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { groupBy, type Match, MatchState } from "./match_state.ts";
 import { FuzzyRound } from "./fuzzy.ts";
@@ -36,6 +36,11 @@ export interface MatchOptions {
    * this round made no right pair and one wrong pair on each Lua pair of bench/diff.ts).
    */
   minFuzzy?: number;
+  /**
+   * After everything else, pair functions by their matched callers and callees with less
+   * evidence ({@link ANCHOR_BROAD}): more pairs across compilers, fewer of them right.
+   */
+  broad?: boolean;
 }
 
 type Key = (f: FunctionFeatures) => string | undefined;
@@ -250,6 +255,16 @@ export function* matchSteps(
     const before = s.matches.length;
     fuzzy.run("similarity");
     report("similarity", before);
+    yield;
+    if (s.matches.length === before) break;
+    yield* propagate();
+    yield* structure();
+  }
+
+  while (options.broad) {
+    const before = s.matches.length;
+    anchorRound(s, ANCHOR_BROAD);
+    report(ANCHOR_BROAD.round, before);
     yield;
     if (s.matches.length === before) break;
     yield* propagate();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fn } from "./_test_features.ts";
+import { calls, fn } from "./_test_features.ts";
 import { matchFunctions, matchSteps } from "./match.ts";
 
 Deno.test("matchFunctions() pairs equal names, then equal bytes wherever the code moved", () => {
@@ -82,4 +82,27 @@ Deno.test("matchSteps() pauses once per round and ends with matchFunctions()'s r
   }
   assert.ok(pauses > 8);
   assert.deepEqual(step.value, matchFunctions(...make()));
+});
+
+Deno.test("matchFunctions() with broad pairs by matched callers and callees alone", () => {
+  // Another compiler's body (nothing alike) in another place of the layout, but called by the
+  // same matched function and calling the same matched leaf.
+  const body = { instructions: 40, histogram: [40, 0], blocks: 12, edges: 14, cfg_sig: "12" };
+  const other = { instructions: 100, size: 400, histogram: [0, 100], loops: 2, cfg_sig: "2" };
+  const make = () => {
+    const b0 = fn("sub_y", { ...other, blocks: 2, edges: 1 });
+    const a = [fn("main"), fn("leaf"), fn("sub_x", body)];
+    const b = [b0, fn("main"), fn("leaf")];
+    calls(a[0]!, a[2]!);
+    calls(a[2]!, a[1]!);
+    calls(b[1]!, b[0]!);
+    calls(b[0]!, b[2]!);
+    return [a, b] as const;
+  };
+  const precise = matchFunctions(...make());
+  assert.deepEqual(precise.onlyA, [2], "precise leaves the rewritten function alone");
+  const broad = matchFunctions(...make(), { broad: true });
+  const m = broad.matches.find((x) => x.a === 2);
+  assert.equal(m?.b, 0);
+  assert.equal(m?.round, "anchors:broad");
 });

@@ -11,6 +11,7 @@ import {
   bulkReaderFor,
   callerFor,
   cancelled,
+  type Gathered,
   gatherFeatures,
   type GatherMode,
   stampOf,
@@ -18,10 +19,15 @@ import {
 } from "./gather.ts";
 import { type MatchResult, matchSteps } from "./match.ts";
 
+/** How far matching goes: see MatchOptions.broad. */
+export type Matching = "precise" | "broad";
+
 /** One side of a diff. */
 export interface Side {
   database: string;
   features: FunctionFeatures[];
+  /** Functions whose features were computed for this diff (unknown through the paged tool). */
+  computed?: number;
 }
 
 /** A finished diff. */
@@ -31,11 +37,6 @@ export interface Diff {
   result: MatchResult;
   seconds: number;
   cached: boolean;
-}
-
-interface Stamped<T> {
-  stamp: string;
-  value: T;
 }
 
 // Features of a large binary take tens of MB: keep the few most recent, drop the oldest.
@@ -51,8 +52,10 @@ function remember<T>(map: Map<string, T>, key: string, value: T, max: number): v
 
 /** Diffs databases and keeps what it computed while it stays valid. */
 export class DiffService {
-  #features = new Map<string, Stamped<FunctionFeatures[]>>();
-  #diffs = new Map<string, Stamped<Omit<Diff, "cached">>>();
+  // Both keyed by content (stamps), not database ids: a file closed and opened again, with the
+  // same analysis and annotations, finds its features and diffs.
+  #features = new Map<string, FunctionFeatures[]>();
+  #diffs = new Map<string, Omit<Diff, "cached">>();
 
   /** The diff of databases `a` and `b` (cached while neither changes). */
   async diff(
@@ -61,6 +64,7 @@ export class DiffService {
     b: string,
     ctx: CallContext,
     mode: GatherMode = "auto",
+    matching: Matching = "precise",
   ): Promise<Diff> {
     if (a === b) {
       throw new RemcpError(
@@ -73,13 +77,17 @@ export class DiffService {
     const callA = callerFor(sup, a, ctx);
     const callB = callerFor(sup, b, ctx);
     const [stampA, stampB] = await Promise.all([stampOf(callA), stampOf(callB)]);
-    const pairKey = `${a}\u0000${b}\u0000${mode}`;
-    const pairStamp = stampA !== undefined && stampB !== undefined
-      ? `${stampA}:${stampB}`
+    const pairKey = stampA !== undefined && stampB !== undefined
+      ? `${stampA}\u0000${stampB}\u0000${mode}\u0000${matching}`
       : undefined;
-    const hit = this.#diffs.get(pairKey);
-    if (hit && pairStamp !== undefined && hit.stamp === pairStamp) {
-      return { ...hit.value, cached: true };
+    const hit = pairKey === undefined ? undefined : this.#diffs.get(pairKey);
+    if (hit) {
+      return {
+        ...hit,
+        a: { database: a, features: hit.a.features, computed: 0 },
+        b: { database: b, features: hit.b.features, computed: 0 },
+        cached: true,
+      };
     }
     let doneA = 0;
     let doneB = 0;
@@ -91,21 +99,24 @@ export class DiffService {
         totalA + totalB || undefined,
         `reading features: ${a} ${doneA}/${totalA}, ${b} ${doneB}/${totalB}`,
       );
-    const [fa, fb] = await Promise.all([
-      this.#featuresOf(callA, bulkReaderFor(sup, a, ctx), a, stampA, mode, (d, t) => {
+    const [ga, gb] = await Promise.all([
+      this.#featuresOf(callA, bulkReaderFor(sup, a, ctx), stampA, mode, (d, t) => {
         doneA = d;
         totalA = t;
         report();
       }),
-      this.#featuresOf(callB, bulkReaderFor(sup, b, ctx), b, stampB, mode, (d, t) => {
+      this.#featuresOf(callB, bulkReaderFor(sup, b, ctx), stampB, mode, (d, t) => {
         doneB = d;
         totalB = t;
         report();
       }),
     ]);
+    const fa = ga.features;
+    const fb = gb.features;
     let result: MatchResult;
     try {
       const steps = matchSteps(fa, fb, {
+        broad: matching === "broad",
         signal: ctx.signal,
         onRound: (round, matched) =>
           ctx.progress(doneA + doneB, totalA + totalB, `matching: ${round}, ${matched} matched`),
@@ -124,33 +135,30 @@ export class DiffService {
       throw err;
     }
     const value = {
-      a: { database: a, features: fa },
-      b: { database: b, features: fb },
+      a: { database: a, ...ga },
+      b: { database: b, ...gb },
       result,
       seconds: Math.round(performance.now() - t0) / 1000,
     };
-    if (pairStamp !== undefined) {
-      remember(this.#diffs, pairKey, { stamp: pairStamp, value }, MAX_DIFFS);
-    }
+    if (pairKey !== undefined) remember(this.#diffs, pairKey, value, MAX_DIFFS);
     return { ...value, cached: false };
   }
 
   async #featuresOf(
     call: ToolCaller,
     bulk: BulkReader,
-    id: string,
     stamp: string | undefined,
     mode: GatherMode,
     progress: (done: number, total: number) => void,
-  ): Promise<FunctionFeatures[]> {
-    const key = `${id}\u0000${mode}`;
-    const hit = this.#features.get(key);
-    if (hit && stamp !== undefined && hit.stamp === stamp) {
-      progress(hit.value.length, hit.value.length);
-      return hit.value;
+  ): Promise<Gathered> {
+    const key = stamp === undefined ? undefined : `${stamp}\u0000${mode}`;
+    const hit = key === undefined ? undefined : this.#features.get(key);
+    if (hit) {
+      progress(hit.length, hit.length);
+      return { features: hit, computed: 0 };
     }
     const value = await gatherFeatures(call, mode, progress, bulk);
-    if (stamp !== undefined) remember(this.#features, key, { stamp, value }, MAX_FEATURE_SETS);
+    if (key !== undefined) remember(this.#features, key, value.features, MAX_FEATURE_SETS);
     return value;
   }
 }

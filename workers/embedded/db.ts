@@ -25,8 +25,11 @@ export interface EmbeddedDb {
   analysis?: Analysis;
   /** Why there is no analysis, when it failed or overran its time budget. */
   analysisError?: string;
-  /** How the analysis was obtained, and how long that took. */
-  analysisInfo?: { cached: boolean; seconds: number };
+  /**
+   * How the analysis was obtained, how long that took, and its id (equal ids, equal analyses:
+   * what caches derived from the analysis are keyed by).
+   */
+  analysisInfo?: { cached: boolean; seconds: number; id: string };
   /** Name of the function containing an address, once analysis has run. */
   functionOf?: (address: number) => string | undefined;
   /** Start of the function containing an address, once analysis has run. */

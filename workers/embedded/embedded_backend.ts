@@ -4,6 +4,7 @@
  * and the tools that need no analysis.
  */
 import { basename } from "node:path";
+import { createHash } from "node:crypto";
 import { RemcpError, toErrorPayload } from "../../src/errors.ts";
 import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
 import type { BackendEnv } from "../backend.ts";
@@ -105,10 +106,10 @@ export function createEmbedded(
       // timer cannot fire.
       const deadline = performance.now() + env.config.analysisTimeoutS * 1000;
       try {
-        const { analysis, cached } = await loadOrAnalyze(db, budget, deadline, (p, message) => {
-          status = { state: "analysing", progress: p, message };
+        const { analysis, cached, id } = await loadOrAnalyze(db, budget, deadline, (p, m) => {
+          status = { state: "analysing", progress: p, message: m };
         });
-        db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000 };
+        db.analysisInfo = { cached, seconds: Math.round(performance.now() - t0) / 1000, id };
         attachAnalysis(db, analysis);
         env.log.info(`analysed ${path}`, {
           functions: analysis.functions().length,
@@ -242,11 +243,15 @@ async function loadOrAnalyze(
   signal: AbortSignal,
   deadline: number,
   onProgress: (fraction: number, message: string) => void,
-): Promise<{ analysis: Analysis; cached: boolean }> {
+): Promise<{ analysis: Analysis; cached: boolean; id: string }> {
   const cached = db.store.loadCache(CACHE_KEY);
   if (cached) {
     try {
-      return { analysis: deserializeAnalysis(cached, db.image), cached: true };
+      return {
+        analysis: deserializeAnalysis(cached, db.image),
+        cached: true,
+        id: analysisId(cached),
+      };
     } catch {
       // An unreadable or outdated cache is just analysed again.
     }
@@ -259,13 +264,23 @@ async function loadOrAnalyze(
     deadline,
     ...(thumbDecoder ? { thumbDecoder } : {}),
   });
+  const blob = serializeAnalysis(analysis);
   try {
-    db.store.saveCache(CACHE_KEY, serializeAnalysis(analysis));
+    db.store.saveCache(CACHE_KEY, blob);
     db.store.dropCache("analysis:", CACHE_KEY);
   } catch {
     // The cache is an optimisation: a full disk must not fail the open.
   }
-  return { analysis, cached: false };
+  return { analysis, cached: false, id: analysisId(blob) };
+}
+
+/**
+ * What identifies an analysis: the hash of its cached form, so a reopen that loads the cache
+ * gets the same id and a fresh analysis (its header holds its time) a new one. Caches derived
+ * from the analysis (diffing features) are keyed by it.
+ */
+function analysisId(blob: Uint8Array): string {
+  return createHash("sha256").update(blob).digest("hex").slice(0, 32);
 }
 
 /** Wires the analysis into names and the function lookups annotations use. */

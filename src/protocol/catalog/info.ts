@@ -31,6 +31,10 @@ export const getDatabaseInfo = defineTool({
       cached: z.boolean().optional().describe(
         "The analysis came from the cache of an earlier open",
       ),
+      id: z.string().optional().describe(
+        "Identifies this analysis result: a reopen that loads it from the cache keeps the id, " +
+          "a fresh analysis gets a new one",
+      ),
     }),
     details: z.record(z.string(), z.unknown()),
     ...CommonOutput,

@@ -4,7 +4,12 @@ import { functionFeatures } from "../../../src/protocol/catalog/features.ts";
 import { hex, pageOf } from "../../../src/protocol/paging.ts";
 import { compileFilter } from "../../../src/protocol/pattern.ts";
 import { computeFeatures, type FunctionFeatures } from "../../../src/diff/features.ts";
-import { encodeRows, featureRowsSpec, ROW_LAYOUT } from "../../../src/diff/feature_rows.ts";
+import {
+  decodeRows,
+  encodeRows,
+  featureRowsSpec,
+  ROW_LAYOUT,
+} from "../../../src/diff/feature_rows.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
 import { analysisOf, type DbAccess, type EmbeddedDb, fnName } from "../db.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
@@ -39,23 +44,84 @@ async function featuresOf(d: EmbeddedDb, fn: FunctionInfo): Promise<FunctionFeat
   }, (v) => v >= MIN_ADDRESS && d.image.isMapped(v));
 }
 
+// The stored features' key: bumped when computeFeatures changes what it makes of the same
+// analysis (a sample is recomputed on load as well, see loadStored).
+const FEATURES_VERSION = 1;
+const CACHE_KEY = `features:v${FEATURES_VERSION}.${ROW_LAYOUT}`;
+// Functions recomputed on load and compared with the stored rows: a disassembler whose text
+// changed under the same analysis shows there, and the stored rows are then not used.
+const SAMPLE = 8;
+
+/** The stored form: the analysis id the rows were computed from, a newline, the rows. */
+function storedBlob(analysisId: string, rows: string): Uint8Array {
+  return new TextEncoder().encode(`${analysisId}\n${rows}`);
+}
+
 /**
  * The feature tools over `db`: function_features in pages for clients, and all of them at once
- * for diff_databases; features are computed once per function and kept.
+ * for diff_databases. Features are computed once per function and kept, and once every
+ * function has them they are stored beside the analysis in the database's store, keyed by the
+ * analysis id: a later worker on the same analysis reads them instead of computing them (2–4
+ * CPU seconds for a 5 MB binary).
  */
 export function featureTools(db: DbAccess): ToolImpl[] {
   const memo = new WeakMap<FunctionInfo, FunctionFeatures>();
+  /** Functions whose features this worker computed (the rest came from the store). */
+  let computed = 0;
+  let loaded = false;
+  /** Whether the store holds this analysis's features. */
+  let stored = false;
   const featuresFor = async (d: EmbeddedDb, fn: FunctionInfo) => {
     let f = memo.get(fn);
     if (!f) {
       f = await featuresOf(d, fn);
+      computed++;
       memo.set(fn, f);
     }
     return f;
   };
+  /** Fills the memo from the store once per worker, when the stored rows fit this analysis. */
+  const loadStored = async (d: EmbeddedDb) => {
+    if (loaded) return;
+    loaded = true;
+    const id = d.analysisInfo?.id;
+    const blob = id === undefined ? undefined : d.store.loadCache(CACHE_KEY);
+    if (!blob) return;
+    const text = new TextDecoder().decode(blob);
+    const nl = text.indexOf("\n");
+    if (text.slice(0, nl) !== id) return;
+    let rows: FunctionFeatures[];
+    try {
+      rows = decodeRows(text.slice(nl + 1));
+    } catch {
+      return; // unreadable: computed again
+    }
+    const fns = analysisOf(d).functions();
+    if (rows.length !== fns.length || rows.some((r, k) => r.start !== fns[k]!.start)) return;
+    const step = Math.max(1, Math.floor(fns.length / SAMPLE));
+    for (let k = 0; k < fns.length; k += step) {
+      const fresh = await featuresOf(d, fns[k]!);
+      if (encodeRows([{ ...fresh, name: "" }]) !== encodeRows([{ ...rows[k]!, name: "" }])) return;
+    }
+    fns.forEach((fn, k) => memo.set(fn, rows[k]!));
+    stored = true;
+  };
+  /** Stores every function's features, unless the store has them. */
+  const store = (d: EmbeddedDb, all: FunctionFeatures[]) => {
+    const id = d.analysisInfo?.id;
+    if (id === undefined || stored) return;
+    stored = true;
+    try {
+      d.store.saveCache(CACHE_KEY, storedBlob(id, encodeRows(all)));
+      d.store.dropCache("features:", CACHE_KEY);
+    } catch {
+      // The cache is an optimisation: a full disk must not fail the diff.
+    }
+  };
   return [
     impl(functionFeatures, async (args, ctx) => {
       const d = db();
+      await loadStored(d);
       const re = compileFilter(args.filter);
       const fns = analysisOf(d).functions().filter((f) => !re || re.test(fnName(d, f)));
       const page = pageOf(fns, args, (f) => f);
@@ -71,17 +137,26 @@ export function featureTools(db: DbAccess): ToolImpl[] {
     }),
     impl(featureRowsSpec, async (_args, ctx) => {
       const d = db();
+      await loadStored(d);
+      const before = computed;
       const fns = analysisOf(d).functions();
       const out: FunctionFeatures[] = [];
       for (const fn of fns) {
         if (ctx.signal.aborted) {
           throw new RemcpError("Cancelled", "_function_features was cancelled");
         }
-        // Names as now (a rename since the features were kept shows).
-        out.push({ ...await featuresFor(d, fn), name: fnName(d, fn) });
+        out.push(await featuresFor(d, fn));
         if (out.length % 1000 === 0) ctx.progress(out.length, fns.length);
       }
-      return { functions: out.length, layout: ROW_LAYOUT, rows: encodeRows(out) };
+      store(d, out);
+      // Names as now (a rename since the features were kept shows).
+      const named = out.map((f, k) => ({ ...f, name: fnName(d, fns[k]!) }));
+      return {
+        functions: out.length,
+        layout: ROW_LAYOUT,
+        rows: encodeRows(named),
+        computed: computed - before,
+      };
     }, { uncapped: true }),
   ];
 }
