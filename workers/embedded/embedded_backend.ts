@@ -9,7 +9,7 @@ import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
 import type { BackendEnv } from "../backend.ts";
 import type { EmbeddedDb } from "./db.ts";
 import { openImage } from "./formats/open_image.ts";
-import type { OpenOptions } from "./formats/image.ts";
+import type { BinaryImage, OpenOptions } from "./formats/image.ts";
 import { NameIndex } from "./names.ts";
 import { infoTools } from "./tools/info_tools.ts";
 import { symbolTools } from "./tools/symbol_tools.ts";
@@ -68,6 +68,8 @@ export function createEmbedded(
   let started = performance.now();
   let status: AnalysisStatus = { state: "loading", message: "waiting for a file" };
   let db: EmbeddedDb | undefined;
+  /** The file, which the image reads on demand (a raw blob, debug sections) until closed. */
+  let file: FileSource | undefined;
   const seconds = () => Math.round((performance.now() - started) / 10) / 100;
 
   const load = async (path: string, options: Record<string, unknown>) => {
@@ -75,7 +77,8 @@ export function createEmbedded(
       const before = await Deno.stat(path);
       refuseLargeFile(path, before.size, env.config.maxFileMb);
       const sha256 = await sha256File(path);
-      const image = readImage(path, imageOptions(options), before);
+      file = FileSource.open(path);
+      const image = readImage(file, imageOptions(options), before);
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
       for (const notice of store.notices) env.log.warn(notice);
@@ -163,6 +166,7 @@ export function createEmbedded(
     },
     close: async () => {
       db?.store.close();
+      file?.close();
       await db?.code.dispose();
     },
   };
@@ -180,12 +184,18 @@ export function createEmbedded(
 }
 
 /**
- * Parses `path`, reading only the ranges the parser asks for. The file was hashed before; a file
- * that changed since `before` (size or modification time) would pair that hash with other bytes.
+ * Parses the file of `source`, reading only the ranges the parser asks for, then closes it (what
+ * the image reads later opens it again). The file was hashed before; a file that changed since
+ * `before` (size or modification time) would pair that hash with other bytes.
  */
-function readImage(path: string, options: OpenOptions, before: Deno.FileInfo) {
-  using source = FileSource.open(path);
-  const image = openImage(source, options);
+function readImage(source: FileSource, options: OpenOptions, before: Deno.FileInfo) {
+  const path = source.path;
+  let image: BinaryImage;
+  try {
+    image = openImage(source, options);
+  } finally {
+    source.close();
+  }
   const after = Deno.statSync(path);
   if (after.size !== before.size || after.mtime?.getTime() !== before.mtime?.getTime()) {
     throw new RemcpError(
