@@ -3,8 +3,12 @@
  * keeps, and --root.
  */
 import assert from "node:assert/strict";
-import { fails, fixture, ok, startRemcp } from "./_harness.ts";
-import { withBigPeSection, withBigSection } from "../workers/embedded/formats/_testing.ts";
+import { analysed, fails, fixture, ok, startRemcp } from "./_harness.ts";
+import {
+  withBigLoadSegment,
+  withBigPeSection,
+  withBigSection,
+} from "../workers/embedded/formats/_testing.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -18,28 +22,6 @@ async function sparseFile(dir: string, mib: number): Promise<string> {
 }
 
 const RAW = { raw: true, arch: "x86_64", base: 0 };
-
-/** `elf` (64-bit, little-endian) with its last PT_LOAD grown by `mib` MiB of zeros to the end. */
-function withBigLoadSegment(elf: Uint8Array, path: string, mib: number): void {
-  const head = elf.slice();
-  const dv = new DataView(head.buffer);
-  const phoff = Number(dv.getBigUint64(0x20, true));
-  let last = -1;
-  for (let i = 0; i < dv.getUint16(0x38, true); i++) {
-    if (dv.getUint32(phoff + i * dv.getUint16(0x36, true), true) === 1) last = i;
-  }
-  const ph = phoff + last * dv.getUint16(0x36, true);
-  const size = elf.length + mib * 1024 * 1024;
-  const filesz = size - Number(dv.getBigUint64(ph + 8, true));
-  dv.setBigUint64(ph + 0x20, BigInt(filesz), true);
-  dv.setBigUint64(
-    ph + 0x28,
-    BigInt(Math.max(filesz, Number(dv.getBigUint64(ph + 0x28, true)))),
-    true,
-  );
-  Deno.writeFileSync(path, head);
-  Deno.truncateSync(path, size);
-}
 
 Deno.test("a file over REMCP_MAX_FILE_MB is OpenFailed naming the limit", e2e, async () => {
   const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
@@ -55,6 +37,27 @@ Deno.test("a file over REMCP_MAX_FILE_MB is OpenFailed naming the limit", e2e, a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test(
+  "a file holding over REMCP_MAX_HELD_MB is OpenFailed naming it; a raw blob is not held",
+  e2e,
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
+    const h = await startRemcp({ env: { REMCP_MAX_HELD_MB: "1" } });
+    try {
+      const path = `${dir}/big_segment.elf`;
+      withBigLoadSegment(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), path, 2);
+      const e = await fails(h.client, "open_database", { path });
+      assert.equal(e.error_type, "OpenFailed");
+      assert.match(e.error, /over the 1 MiB limit .*REMCP_MAX_HELD_MB/);
+      assert.equal(e.detail.max_held_mb, 1);
+      await ok(h.client, "open_database", { path: await sparseFile(dir, 2), options: RAW });
+    } finally {
+      await h.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 Deno.test("a worker over REMCP_WORKER_MEMORY_MB is ended and the error says so", e2e, async () => {
   if (Deno.build.os !== "linux" && Deno.build.os !== "darwin") return;
@@ -101,7 +104,7 @@ Deno.test(
       withBigPeSection(await Deno.readFile(fixture("pe_x86_64_debug.exe")), pe, 512);
       for (const path of [elf, pe]) {
         const opened = await ok(h.client, "open_database", { path });
-        await ok(h.client, "wait_for_analysis", { database: opened.database, timeout: 600 });
+        await analysed(h.client, opened.database);
         const info = await ok(h.client, "get_database_info", { database: opened.database });
         assert.ok(Number(info.size) > 512 * 1024 * 1024);
         const peakMib = await workerPeakMib(h.client, opened.database);
@@ -137,7 +140,7 @@ Deno.test(
       const options = { raw: true, arch: "aarch64", base: 0 };
       const opened = await ok(h.client, "open_database", { path, options });
       const database = opened.database;
-      await ok(h.client, "wait_for_analysis", { database, timeout: 600 });
+      await analysed(h.client, database);
       const second = code.length + gap;
       const read = await ok(h.client, "call", {
         name: "read_bytes",

@@ -44,16 +44,17 @@ export function openEmbedded(
 }
 
 /**
- * The embedded backend keeps the file's mapped bytes and tables in memory (all of a raw blob), so
- * a file over REMCP_MAX_FILE_MB is refused before it is read.
+ * A file over REMCP_MAX_FILE_MB (its size on disk) is refused before it is hashed or read: a
+ * guard against opening a disk image or a core dump by mistake. What the backend holds in memory
+ * is bounded apart, by REMCP_MAX_HELD_MB (see FileSource).
  */
 function refuseLargeFile(path: string, size: number, maxMb: number): void {
   if (maxMb === 0 || size <= maxMb * 1024 * 1024) return;
   throw new RemcpError(
     "OpenFailed",
     `${path} is ${Math.ceil(size / 1024 / 1024)} MiB, over the ${maxMb} MiB limit of the ` +
-      "embedded backend (REMCP_MAX_FILE_MB): it keeps a file's mapped bytes in memory; " +
-      "raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
+      "embedded backend on a file's size (REMCP_MAX_FILE_MB): raise REMCP_MAX_FILE_MB or use " +
+      "another backend",
     { path, size, max_file_mb: maxMb },
   );
 }
@@ -77,7 +78,7 @@ export function createEmbedded(
       const before = await Deno.stat(path);
       refuseLargeFile(path, before.size, env.config.maxFileMb);
       const sha256 = await sha256File(path);
-      file = FileSource.open(path);
+      file = FileSource.open(path, { maxHeldMb: env.config.maxHeldMb });
       const image = readImage(file, imageOptions(options), before);
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));

@@ -30,23 +30,29 @@ export class FileSource implements ByteSource, Disposable {
   #file: Deno.FsFile | undefined;
   /** Modification time when opened, to recognise the file when it is opened again. */
   readonly #mtime: number | undefined;
+  /** Most bytes the kept ranges may take (REMCP_MAX_HELD_MB); 0 for no limit. */
+  readonly #maxHeldMb: number;
   /** Kept ranges, sorted and disjoint. */
   #kept: ByteWindow[] = [];
   /** Cached pages by index, least recently used first. */
   readonly #pages = new Map<number, ByteWindow>();
 
-  private constructor(path: string, file: Deno.FsFile, info: Deno.FileInfo) {
+  private constructor(path: string, file: Deno.FsFile, info: Deno.FileInfo, maxHeldMb: number) {
     this.path = path;
     this.#file = file;
     this.length = info.size;
     this.#mtime = info.mtime?.getTime();
+    this.#maxHeldMb = maxHeldMb;
   }
 
-  /** Opens `path` for reading; its size is taken now. */
-  static open(path: string): FileSource {
+  /**
+   * Opens `path` for reading; its size is taken now. Keeping more than `maxHeldMb` MiB (0: no
+   * limit) is refused with `OpenFailed` naming REMCP_MAX_HELD_MB, before any of it is read.
+   */
+  static open(path: string, options: { maxHeldMb?: number } = {}): FileSource {
     const file = Deno.openSync(path, { read: true });
     try {
-      return new FileSource(path, file, file.statSync());
+      return new FileSource(path, file, file.statSync(), options.maxHeldMb ?? 0);
     } catch (err) {
       file.close();
       throw err;
@@ -79,7 +85,9 @@ export class FileSource implements ByteSource, Disposable {
 
   keep(ranges: readonly { offset: number; size: number }[]): void {
     const all = [...this.#kept.map((w) => ({ offset: w.base, size: w.bytes.length })), ...ranges];
-    this.#kept = mergeRanges(all, this.length).map((m) => {
+    const merged = mergeRanges(all, this.length);
+    this.#refuseOverLimit(merged.reduce((n, m) => n + m.size, 0));
+    this.#kept = merged.map((m) => {
       const same = this.#kept.find((w) => w.base === m.offset && w.bytes.length === m.size);
       return same ?? freshWindow(m.offset, this.#readAt(m.offset, m.size));
     });
@@ -139,6 +147,18 @@ export class FileSource implements ByteSource, Disposable {
     }
     this.bytesRead += len;
     return out;
+  }
+
+  #refuseOverLimit(held: number): void {
+    const max = this.#maxHeldMb;
+    if (max === 0 || held <= max * 1024 * 1024) return;
+    throw new RemcpError(
+      "OpenFailed",
+      `${this.path} needs ${Math.ceil(held / 1024 / 1024)} MiB in memory (its loaded segments ` +
+        `and tables), over the ${max} MiB limit of the embedded backend (REMCP_MAX_HELD_MB): ` +
+        "raise REMCP_MAX_HELD_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
+      { path: this.path, held_bytes: held, max_held_mb: max },
+    );
   }
 
   /** The file opened again for a read after {@link close}, if it is still the file it was. */

@@ -8,7 +8,7 @@ import { createDecoder } from "./arch/decoder.ts";
 import { analyze } from "./analysis/analyze.ts";
 import { FileSource } from "./file_source.ts";
 import type { ByteSource } from "./formats/_source.ts";
-import { FIXTURES, readOrSkip, withBigPeSection } from "./formats/_testing.ts";
+import { FIXTURES, readOrSkip, withBigLoadSegment, withBigPeSection } from "./formats/_testing.ts";
 import type { OpenOptions } from "./formats/image.ts";
 import { openImage } from "./formats/open_image.ts";
 
@@ -132,6 +132,37 @@ Deno.test("FileSource opens its file again after close, and not a file that chan
         e instanceof RemcpError && e.code === "OpenFailed" &&
         /changed since it was opened/.test(e.message),
     );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a FileSource over its held limit refuses before reading, naming REMCP_MAX_HELD_MB", () => {
+  const elf = readOrSkip(new URL("elf_x86_64_gcc_O2", FIXTURES), "held limit");
+  const code = readOrSkip(new URL("raw_x86_64.bin", FIXTURES), "held limit");
+  if (!elf || !code) return;
+  const dir = Deno.makeTempDirSync({ prefix: "remcp-on-demand-" });
+  try {
+    // 2 MiB of loaded segment (held) against a 1 MiB limit: refused, nothing of it read.
+    const path = `${dir}/big.elf`;
+    withBigLoadSegment(elf, path, 2);
+    {
+      using source = FileSource.open(path, { maxHeldMb: 1 });
+      assert.throws(
+        () => openImage(source),
+        (e: unknown) =>
+          e instanceof RemcpError && e.code === "OpenFailed" &&
+          /over the 1 MiB limit .*REMCP_MAX_HELD_MB/.test(e.message),
+      );
+      assert.ok(source.bytesRead < MIB, `read ${source.bytesRead} bytes before refusing`);
+    }
+    // A raw blob is not held: 2 MiB of it open under the same limit.
+    const blob = `${dir}/blob.bin`;
+    Deno.writeFileSync(blob, code);
+    Deno.truncateSync(blob, 2 * MIB);
+    using source = FileSource.open(blob, { maxHeldMb: 1 });
+    const img = openImage(source, { raw: true, arch: "x86_64", base: 0 });
+    assert.deepEqual(img.read(0, code.length), code);
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }

@@ -91,7 +91,10 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
     })
     .sort((a, b) => a.start - b.start);
   const lazy = clamped.map((s) => onDemand?.(s) === true);
-  const data = loadRanges(source, clamped.filter((_, i) => !lazy[i]));
+  const heldList = clamped.filter((_, i) => !lazy[i]);
+  // Said before reading: a source with a limit on what it holds refuses here, not after.
+  source.keep(heldList.map((s) => ({ offset: s.fileOffset, size: s.fileSize })));
+  const data = loadRanges(source, heldList);
   let held = 0;
   const regions: Region[] = clamped.map((s, i) => ({
     ...s,

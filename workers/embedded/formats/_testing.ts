@@ -136,3 +136,28 @@ export function withBigPeSection(pe: Uint8Array, path: string, mib: number): num
   f.writeSync(head.subarray(end));
   return pe.length + big;
 }
+
+/**
+ * `elf` (64-bit, little-endian) with its last PT_LOAD grown by `mib` MiB of zeros to the end of
+ * the file: a loaded segment, which the embedded backend holds. The zeros are a sparse hole.
+ */
+export function withBigLoadSegment(elf: Uint8Array, path: string, mib: number): void {
+  const head = elf.slice();
+  const dv = new DataView(head.buffer);
+  const phoff = Number(dv.getBigUint64(0x20, true));
+  let last = -1;
+  for (let i = 0; i < dv.getUint16(0x38, true); i++) {
+    if (dv.getUint32(phoff + i * dv.getUint16(0x36, true), true) === 1) last = i;
+  }
+  const ph = phoff + last * dv.getUint16(0x36, true);
+  const size = elf.length + mib * 1024 * 1024;
+  const filesz = size - Number(dv.getBigUint64(ph + 8, true));
+  dv.setBigUint64(ph + 0x20, BigInt(filesz), true);
+  dv.setBigUint64(
+    ph + 0x28,
+    BigInt(Math.max(filesz, Number(dv.getBigUint64(ph + 0x28, true)))),
+    true,
+  );
+  Deno.writeFileSync(path, head);
+  Deno.truncateSync(path, size);
+}
