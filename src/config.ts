@@ -33,8 +33,13 @@ export interface Config {
   toolsDir: string | undefined;
   /** Resident size past which a worker is ended, in MiB; 0 for none. */
   workerMemoryMb: number;
-  /** Largest file the embedded backend reads (it reads files whole), in MiB; 0 for none. */
+  /** Largest file (its size on disk) the embedded backend opens, in MiB; 0 for none. */
   maxFileMb: number;
+  /**
+   * Most bytes of a file the embedded backend holds in memory (loaded segments, the tables it
+   * reads), in MiB; 0 for none. Raw blobs and debug sections are read on demand and not counted.
+   */
+  maxHeldMb: number;
   /** The folder tree open_database is confined to (REMCP_ROOT, --root); undefined: anywhere. */
   root: string | undefined;
   /** Where `execute` scripts run: a child process, or a thread of this one (REMCP_SANDBOX). */
@@ -76,6 +81,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
   { name: "REMCP_TOOLS_DIR", default: "(none)", help: "folder of script tools (--tools-dir)" },
   { name: "REMCP_WORKER_MEMORY_MB", default: "4096", help: "memory one worker may use; 0: any" },
   { name: "REMCP_MAX_FILE_MB", default: "1024", help: "largest file the embedded backend opens" },
+  {
+    name: "REMCP_MAX_HELD_MB",
+    default: "1024",
+    help: "most of a file the embedded backend holds in memory",
+  },
   {
     name: "REMCP_ROOT",
     default: "(anywhere)",
@@ -156,6 +166,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     toolsDir: env.REMCP_TOOLS_DIR || undefined,
     workerMemoryMb: int(env, "REMCP_WORKER_MEMORY_MB", 4096, 0),
     maxFileMb: int(env, "REMCP_MAX_FILE_MB", 1024, 0),
+    maxHeldMb: int(env, "REMCP_MAX_HELD_MB", 1024, 0),
     root: env.REMCP_ROOT || undefined,
     sandbox: sandboxKind(env.REMCP_SANDBOX),
   };

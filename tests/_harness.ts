@@ -181,3 +181,15 @@ export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promis
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
+
+/**
+ * Waits until `database` is analysed, however long that takes: asks in 30 s spans, since the
+ * client gives up on one request after 60 s (a large analysis on a busy machine takes longer).
+ */
+export async function analysed(client: Client, database: unknown): Promise<void> {
+  for (;;) {
+    const r = await callTool(client, "wait_for_analysis", { database, timeout: 30 });
+    if (!r.isError) return;
+    if (r.sc.error_type !== "Timeout") throw new Error(`wait_for_analysis failed: ${r.text}`);
+  }
+}

@@ -43,3 +43,37 @@ Deno.test("every temporary file and folder is made with a remcp- prefix", () => 
   assert.ok(calls > 20, `found only ${calls} calls: is the pattern stale?`);
   assert.deepEqual(bad, [], 'name these with { prefix: "remcp-…" } and remove them in finally');
 });
+
+/** Shell scripts and Python files of the project (fixtures' sources excluded, their build kept). */
+function* scripts(dir: string): Generator<string> {
+  for (const e of Deno.readDirSync(dir)) {
+    const path = join(dir, e.name);
+    if (e.isDirectory) {
+      if (!["node_modules", ".git", "bin", "src", "decompile"].includes(e.name)) {
+        yield* scripts(path);
+      }
+    } else if (e.isFile && (/\.(sh|py)$/.test(e.name) || path.endsWith(join(".ci", "run")))) {
+      yield path;
+    }
+  }
+}
+
+Deno.test("shell and Python temporary files are named remcp- too", () => {
+  // `mktemp` with no template and Python's `tempfile` with no prefix name their entries like
+  // anyone else's; the CI's log went to /tmp/tmp.XXXXXXXXXX this way on every run.
+  const bad: string[] = [];
+  let files = 0;
+  for (const path of scripts(repoPath("."))) {
+    files++;
+    const text = Deno.readTextFileSync(path);
+    const lines = text.split("\n");
+    lines.forEach((line, i) => {
+      const shell = /\bmktemp\b(?![^)\n]*remcp[-_.])/.test(line) && !/^\s*#/.test(line);
+      const python = /\btempfile\.(mkdtemp|mkstemp|TemporaryDirectory|NamedTemporaryFile)\(/
+        .test(line) && !/prefix="remcp[-_]/.test(line);
+      if (shell || python) bad.push(`${path.slice(repoPath(".").length)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.ok(files > 3, `found only ${files} scripts: is the walk stale?`);
+  assert.deepEqual(bad, [], 'give mktemp a remcp- template (python: prefix="remcp-")');
+});

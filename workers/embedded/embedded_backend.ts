@@ -10,7 +10,7 @@ import type { AnalysisStatus, Backend, ToolImpl } from "../backend.ts";
 import type { BackendEnv } from "../backend.ts";
 import type { EmbeddedDb } from "./db.ts";
 import { openImage } from "./formats/open_image.ts";
-import type { OpenOptions } from "./formats/image.ts";
+import type { BinaryImage, OpenOptions } from "./formats/image.ts";
 import { NameIndex } from "./names.ts";
 import { infoTools } from "./tools/info_tools.ts";
 import { symbolTools } from "./tools/symbol_tools.ts";
@@ -45,16 +45,17 @@ export function openEmbedded(
 }
 
 /**
- * The embedded backend keeps the file's mapped bytes and tables in memory (all of a raw blob), so
- * a file over REMCP_MAX_FILE_MB is refused before it is read.
+ * A file over REMCP_MAX_FILE_MB (its size on disk) is refused before it is hashed or read: a
+ * guard against opening a disk image or a core dump by mistake. What the backend holds in memory
+ * is bounded apart, by REMCP_MAX_HELD_MB (see FileSource).
  */
 function refuseLargeFile(path: string, size: number, maxMb: number): void {
   if (maxMb === 0 || size <= maxMb * 1024 * 1024) return;
   throw new RemcpError(
     "OpenFailed",
     `${path} is ${Math.ceil(size / 1024 / 1024)} MiB, over the ${maxMb} MiB limit of the ` +
-      "embedded backend (REMCP_MAX_FILE_MB): it keeps a file's mapped bytes in memory; " +
-      "raise REMCP_MAX_FILE_MB (and REMCP_WORKER_MEMORY_MB) or use another backend",
+      "embedded backend on a file's size (REMCP_MAX_FILE_MB): raise REMCP_MAX_FILE_MB or use " +
+      "another backend",
     { path, size, max_file_mb: maxMb },
   );
 }
@@ -69,6 +70,8 @@ export function createEmbedded(
   let started = performance.now();
   let status: AnalysisStatus = { state: "loading", message: "waiting for a file" };
   let db: EmbeddedDb | undefined;
+  /** The file, which the image reads on demand (a raw blob, debug sections) until closed. */
+  let file: FileSource | undefined;
   const seconds = () => Math.round((performance.now() - started) / 10) / 100;
 
   const load = async (path: string, options: Record<string, unknown>) => {
@@ -76,7 +79,8 @@ export function createEmbedded(
       const before = await Deno.stat(path);
       refuseLargeFile(path, before.size, env.config.maxFileMb);
       const sha256 = await sha256File(path);
-      const image = readImage(path, imageOptions(options), before);
+      file = FileSource.open(path, { maxHeldMb: env.config.maxHeldMb });
+      const image = readImage(file, imageOptions(options), before);
       const names = new NameIndex(image);
       const store = AnnotationStore.open(storePath(env.config.stateDir, sha256, options));
       for (const notice of store.notices) env.log.warn(notice);
@@ -164,6 +168,7 @@ export function createEmbedded(
     },
     close: async () => {
       db?.store.close();
+      file?.close();
       await db?.code.dispose();
     },
   };
@@ -181,12 +186,18 @@ export function createEmbedded(
 }
 
 /**
- * Parses `path`, reading only the ranges the parser asks for. The file was hashed before; a file
- * that changed since `before` (size or modification time) would pair that hash with other bytes.
+ * Parses the file of `source`, reading only the ranges the parser asks for, then closes it (what
+ * the image reads later opens it again). The file was hashed before; a file that changed since
+ * `before` (size or modification time) would pair that hash with other bytes.
  */
-function readImage(path: string, options: OpenOptions, before: Deno.FileInfo) {
-  using source = FileSource.open(path);
-  const image = openImage(source, options);
+function readImage(source: FileSource, options: OpenOptions, before: Deno.FileInfo) {
+  const path = source.path;
+  let image: BinaryImage;
+  try {
+    image = openImage(source, options);
+  } finally {
+    source.close();
+  }
   const after = Deno.statSync(path);
   if (after.size !== before.size || after.mtime?.getTime() !== before.mtime?.getTime()) {
     throw new RemcpError(

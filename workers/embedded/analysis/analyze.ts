@@ -16,6 +16,7 @@ import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
 import { isNoReturnName } from "./_noreturn.ts";
 import { functionPaddingEnd, paddingAt, prologueAt } from "./_padding.ts";
+import { MappedRun } from "./_mapped_run.ts";
 import { Pacer, type ProgressCallback } from "./_pacer.ts";
 import { badOnlyAfterCalls, startMain, tocPairPointer } from "./_ppc64.ts";
 import type { AnalysisData, FunctionSource } from "./types.ts";
@@ -56,24 +57,45 @@ const TRUST: Record<FunctionSource, number> = {
   gap: 9,
 };
 
-/** Bytes of code covered by explored instructions, one bitmap per executable range. */
+/** Bytes per page of a coverage map (a power of two). */
+const COVERAGE_PAGE = 1 << 16;
+
+/**
+ * Bytes of code covered by explored instructions, one map per executable range. A map's pages
+ * are made when something is marked in them: the gap scan asks about every byte, and reading a
+ * page commits it, so one flat map per range made a raw blob's empty flash cost a byte of memory
+ * per byte of blob, round after round.
+ */
 class Coverage {
   readonly #ranges: readonly { start: number; end: number }[];
-  readonly #maps: Uint8Array[];
+  readonly #maps: (Uint8Array | undefined)[][];
   constructor(ranges: readonly { start: number; end: number }[]) {
     this.#ranges = ranges;
-    this.#maps = ranges.map((r) => new Uint8Array(r.end - r.start));
+    this.#maps = ranges.map(() => []);
   }
   #find(addr: number): number {
     const r = this.#ranges;
     for (let i = 0; i < r.length; i++) if (addr >= r[i]!.start && addr < r[i]!.end) return i;
     return -1;
   }
+  /** Marks offsets [from, to) of range `i` (clamped to the range). */
+  #fill(i: number, from: number, to: number): void {
+    const r = this.#ranges[i]!;
+    const end = Math.min(to, r.end - r.start);
+    const pages = this.#maps[i]!;
+    for (let o = from; o < end;) {
+      const p = Math.floor(o / COVERAGE_PAGE);
+      const page = pages[p] ??= new Uint8Array(COVERAGE_PAGE);
+      const stop = Math.min(end, (p + 1) * COVERAGE_PAGE);
+      page.fill(1, o - p * COVERAGE_PAGE, stop - p * COVERAGE_PAGE);
+      o = stop;
+    }
+  }
   add(addr: number, size: number): void {
     const i = this.#find(addr);
     if (i < 0) return;
     const o = addr - this.#ranges[i]!.start;
-    this.#maps[i]!.fill(1, o, o + size);
+    this.#fill(i, o, o + size);
   }
   /** Marks the one byte at each of `addrs` (sorted): instruction starts. */
   mark(addrs: ArrayLike<number>): void {
@@ -86,12 +108,14 @@ class Coverage {
         r = i < 0 ? { start: 0, end: 0 } : this.#ranges[i]!;
         if (i < 0) continue;
       }
-      this.#maps[i]![a - r.start] = 1;
+      this.#fill(i, a - r.start, a - r.start + 1);
     }
   }
   has(addr: number): boolean {
     const i = this.#find(addr);
-    return i >= 0 && this.#maps[i]![addr - this.#ranges[i]!.start] === 1;
+    if (i < 0) return false;
+    const o = addr - this.#ranges[i]!.start;
+    return this.#maps[i]![Math.floor(o / COVERAGE_PAGE)]?.[o % COVERAGE_PAGE] === 1;
   }
 }
 
@@ -514,25 +538,30 @@ class Discovery {
       const cov = await this.coverage();
       let found = 0;
       for (const r of cache.ranges) {
-        const bytes = image.readUpTo(r.start, r.end - r.start);
-        for (let i = 0; i < bytes.length;) {
+        // A window at a time: a raw blob is read from the file, not held.
+        const run = new MappedRun(image, r.start, r.end);
+        for (let i = 0; run.has(i);) {
           const a = r.start + i;
           if (cov.has(a)) {
             i++;
             continue;
           }
-          const pad = paddingAt(image.arch, bytes, i, image.endian === "little");
+          const pad = paddingAt(image.arch, run.bytes, i - run.base, image.endian === "little");
           if (pad > 0) {
             i += pad;
             continue;
           }
           // The first non-padding byte of a gap, or a prologue further in.
           let j = i + 1;
-          if (this.tryCandidate(a, prologueAt(image, bytes, i) ? "prologue" : "gap", cov)) found++;
+          const kind = prologueAt(image, run.bytes, i - run.base) ? "prologue" : "gap";
+          if (this.tryCandidate(a, kind, cov)) found++;
           else {
             // Data or unreachable code: look further in for a recognisable prologue.
-            while (j < bytes.length && !cov.has(r.start + j)) {
-              if (prologueAt(image, bytes, j) && this.tryCandidate(r.start + j, "prologue", cov)) {
+            while (run.has(j) && !cov.has(r.start + j)) {
+              if (
+                prologueAt(image, run.bytes, j - run.base) &&
+                this.tryCandidate(r.start + j, "prologue", cov)
+              ) {
                 found++;
                 break;
               }
@@ -540,7 +569,7 @@ class Discovery {
               if ((j & 4095) === 0 && pacer.due()) await pacer.tick(0.6, "Scanning gaps");
             }
           }
-          while (j < bytes.length && !cov.has(r.start + j)) j++;
+          while (run.has(j) && !cov.has(r.start + j)) j++;
           i = j;
           if (pacer.due()) await pacer.tick(0.6, "Scanning gaps");
         }

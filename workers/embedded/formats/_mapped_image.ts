@@ -14,6 +14,7 @@ export type ImageParts =
     BinaryImage,
     | "read"
     | "readUpTo"
+    | "readInto"
     | "isMapped"
     | "addrToOffset"
     | "offsetToAddr"
@@ -29,6 +30,12 @@ export type ImageParts =
     mapping?: Segment[];
     /** Per-address Thumb answer for ARM images. */
     isThumb?: (addr: number) => boolean;
+    /**
+     * Mapped ranges whose bytes are read from the source when asked instead of held: the
+     * analysis reads them seldom or never (a raw blob is scanned once, debug sections never),
+     * so holding them would cost their size for nothing.
+     */
+    onDemand?: (s: Segment) => boolean;
   };
 
 /** Index of the last element whose `start` is ≤ addr, or -1. */
@@ -39,8 +46,11 @@ function lastStartAtOrBefore(list: readonly { start: number }[], addr: number): 
 /** How far back a lookup walks past the binary-search hit, to find ranges that overlap. */
 const OVERLAP_WALK = 16;
 
-/** A mapped range and its file-backed bytes (`fileSize` of them). */
-type Region = Segment & { data: Uint8Array };
+/**
+ * A mapped range and its file-backed bytes (`fileSize` of them): held, or read from the source
+ * when asked (`data` undefined).
+ */
+type Region = Segment & { data: Uint8Array | undefined };
 
 /**
  * Reads the file bytes behind `ranges` (clamped to the file), each byte once however many
@@ -65,11 +75,12 @@ function loadRanges(
 /**
  * Makes a {@link BinaryImage} whose reads come from `input` (the whole file; offsets in `parts`
  * are absolute file offsets). The mapped bytes are read here, once: the image keeps them and
- * nothing else of the file.
+ * nothing else of the file, except ranges `parts.onDemand` names, which it reads from `input`
+ * whenever they are asked for (so `input` must stay readable while the image is used).
  */
 export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): BinaryImage {
   const source = asSource(input);
-  const { mapping: mapList, isThumb, ...rest } = parts;
+  const { mapping: mapList, isThumb, onDemand, ...rest } = parts;
   // Clamp file extents to the bytes we have, so a truncated file reads zeros instead of throwing.
   const clamped: Segment[] = (mapList ?? parts.segments)
     .filter((s) => s.end > s.start)
@@ -79,8 +90,21 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
       return { ...s, fileOffset: off, fileSize: size };
     })
     .sort((a, b) => a.start - b.start);
-  const data = loadRanges(source, clamped);
-  const regions: Region[] = clamped.map((s, i) => ({ ...s, data: data[i]! }));
+  const lazy = clamped.map((s) => onDemand?.(s) === true);
+  const heldList = clamped.filter((_, i) => !lazy[i]);
+  // Said before reading: a source with a limit on what it holds refuses here, not after.
+  source.keep(heldList.map((s) => ({ offset: s.fileOffset, size: s.fileSize })));
+  const data = loadRanges(source, heldList);
+  let held = 0;
+  const regions: Region[] = clamped.map((s, i) => ({
+    ...s,
+    data: lazy[i] ? undefined : data[held++],
+  }));
+
+  /** `n` file-backed bytes of `r` from `rel` on: a view of held bytes, or read from the source. */
+  function bytesOf(r: Region, rel: number, n: number): Uint8Array {
+    return r.data ? r.data.subarray(rel, rel + n) : source.read(r.fileOffset + rel, n);
+  }
   const byOffset = regions.filter((s) => s.fileSize > 0).sort((a, b) =>
     a.fileOffset - b.fileOffset
   );
@@ -100,6 +124,12 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
     return undefined;
   }
 
+  /** Copies `out.length` file-backed bytes of `r` from `rel` on into `out`. */
+  function copyOf(r: Region, rel: number, out: Uint8Array): void {
+    if (r.data) out.set(r.data.subarray(rel, rel + out.length));
+    else source.readInto(r.fileOffset + rel, out);
+  }
+
   /** Copies the mapped run at [addr, addr+len) into `out`; returns how many bytes it mapped. */
   function fill(addr: number, len: number, out: Uint8Array | undefined): number {
     let done = 0;
@@ -111,9 +141,7 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
       if (out) {
         const rel = a - r.start;
         const fileN = Math.max(0, Math.min(n, r.fileSize - rel));
-        if (fileN > 0) {
-          out.set(r.data.subarray(rel, rel + fileN), done);
-        }
+        if (fileN > 0) copyOf(r, rel, out.subarray(done, done + fileN));
         // Bytes past the file-backed part stay zero (bss); `out` starts zeroed.
       }
       done += n;
@@ -127,10 +155,8 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
     const r = find(regions, addr);
     if (!r) return undefined;
     const rel = addr - r.start;
-    // Fast path: fully file-backed inside one region, no copy.
-    if (addr + len <= r.end && rel + len <= r.fileSize) {
-      return r.data.subarray(rel, rel + len);
-    }
+    // Fast path: fully file-backed inside one region, no copy of held bytes.
+    if (addr + len <= r.end && rel + len <= r.fileSize) return bytesOf(r, rel, len);
     if (fill(addr, len, undefined) < len) return undefined;
     const out = new Uint8Array(len);
     fill(addr, len, out);
@@ -141,6 +167,15 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
     if (!Number.isSafeInteger(addr) || !(max > 0)) return new Uint8Array(0);
     const n = fill(addr, Math.floor(max), undefined);
     return n === 0 ? new Uint8Array(0) : (read(addr, n) ?? new Uint8Array(0));
+  }
+
+  function readInto(addr: number, out: Uint8Array): number {
+    if (!Number.isSafeInteger(addr)) return 0;
+    const n = fill(addr, out.length, undefined);
+    // `fill` leaves bytes past the file-backed part (bss) as they are: a reused buffer is not zero.
+    out.fill(0, 0, n);
+    fill(addr, n, out);
+    return n;
   }
 
   function isMapped(addr: number): boolean {
@@ -166,6 +201,7 @@ export function makeImage(input: Uint8Array | ByteSource, parts: ImageParts): Bi
     ...rest,
     read,
     readUpTo,
+    readInto,
     isMapped,
     addrToOffset,
     offsetToAddr,

@@ -26,6 +26,11 @@ export interface ByteSource {
   /** Bytes [off, off+len) (inside the source) as one array: a view when it can be, else a copy. */
   read(off: number, len: number): Uint8Array;
   /**
+   * Copies bytes [off, off+out.length) (inside the source) into `out`: how a long scan reads a
+   * window at a time into one buffer instead of leaving a fresh array per window to the GC.
+   */
+  readInto(off: number, out: Uint8Array): void;
+  /**
    * A hint that every byte of `ranges` (clamped to the source) will be read, repeatedly and soon:
    * a source that reads on demand keeps them in memory from now on. Results never depend on it.
    */
@@ -43,6 +48,7 @@ export function memorySource(bytes: Uint8Array): ByteSource {
     length: bytes.length,
     window: () => whole,
     read: (off, len) => bytes.subarray(off, off + len),
+    readInto: (off, out) => out.set(bytes.subarray(off, off + out.length)),
     keep: () => {},
   };
 }
@@ -61,6 +67,7 @@ export function subSource(source: ByteSource, start: number, size: number): Byte
       return { base: w.base - offset, bytes: w.bytes, view: w.view };
     },
     read: (off, len) => source.read(offset + off, len),
+    readInto: (off, out) => source.readInto(offset + off, out),
     keep: (ranges) => source.keep(ranges.map((r) => ({ offset: offset + r.offset, size: r.size }))),
   };
 }

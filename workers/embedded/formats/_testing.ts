@@ -102,3 +102,62 @@ export function withBigSection(fixture: Uint8Array, path: string, mib: number): 
   f.writeSync(table);
   return shoff + big + table.length;
 }
+
+/**
+ * `pe` (a PE whose last section by file offset is a discardable one, as mingw's `.debug_*` are,
+ * followed only by the COFF symbol and string tables) with that section grown by `mib` MiB of
+ * zeros, in memory too (its virtual size and SizeOfImage grow with it): the shape of a mingw
+ * build with large debug information. The zeros are a hole in a sparse file.
+ */
+export function withBigPeSection(pe: Uint8Array, path: string, mib: number): number {
+  const head = pe.slice();
+  const dv = new DataView(head.buffer);
+  const at = dv.getUint32(0x3c, true);
+  const count = dv.getUint16(at + 6, true);
+  const table = at + 24 + dv.getUint16(at + 20, true);
+  let last = -1;
+  for (let i = 0; i < count; i++) {
+    const raw = dv.getUint32(table + i * 40 + 20, true);
+    if (last < 0 || raw > dv.getUint32(table + last * 40 + 20, true)) last = i;
+  }
+  const h = table + last * 40;
+  assert.ok(dv.getUint32(h + 36, true) & 0x02000000, "the last section must be discardable");
+  const end = dv.getUint32(h + 20, true) + dv.getUint32(h + 16, true);
+  const symbols = dv.getUint32(at + 12, true);
+  assert.ok(symbols === 0 || symbols >= end, "only the COFF tables may follow the last section");
+  const big = mib * 1024 * 1024;
+  dv.setUint32(h + 8, dv.getUint32(h + 8, true) + big, true); // VirtualSize
+  dv.setUint32(h + 16, dv.getUint32(h + 16, true) + big, true); // SizeOfRawData
+  if (symbols !== 0) dv.setUint32(at + 12, symbols + big, true); // PointerToSymbolTable
+  dv.setUint32(at + 24 + 56, dv.getUint32(at + 24 + 56, true) + big, true); // SizeOfImage
+  using f = Deno.openSync(path, { write: true, create: true, truncate: true });
+  f.writeSync(head.subarray(0, end));
+  f.seekSync(end + big, Deno.SeekMode.Start);
+  f.writeSync(head.subarray(end));
+  return pe.length + big;
+}
+
+/**
+ * `elf` (64-bit, little-endian) with its last PT_LOAD grown by `mib` MiB of zeros to the end of
+ * the file: a loaded segment, which the embedded backend holds. The zeros are a sparse hole.
+ */
+export function withBigLoadSegment(elf: Uint8Array, path: string, mib: number): void {
+  const head = elf.slice();
+  const dv = new DataView(head.buffer);
+  const phoff = Number(dv.getBigUint64(0x20, true));
+  let last = -1;
+  for (let i = 0; i < dv.getUint16(0x38, true); i++) {
+    if (dv.getUint32(phoff + i * dv.getUint16(0x36, true), true) === 1) last = i;
+  }
+  const ph = phoff + last * dv.getUint16(0x36, true);
+  const size = elf.length + mib * 1024 * 1024;
+  const filesz = size - Number(dv.getBigUint64(ph + 8, true));
+  dv.setBigUint64(ph + 0x20, BigInt(filesz), true);
+  dv.setBigUint64(
+    ph + 0x28,
+    BigInt(Math.max(filesz, Number(dv.getBigUint64(ph + 0x28, true)))),
+    true,
+  );
+  Deno.writeFileSync(path, head);
+  Deno.truncateSync(path, size);
+}

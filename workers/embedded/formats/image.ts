@@ -137,6 +137,11 @@ export interface BinaryImage {
   read(addr: number, len: number): Uint8Array | undefined;
   /** Largest mapped run starting at addr (≤ max), for disassembly. */
   readUpTo(addr: number, max: number): Uint8Array;
+  /**
+   * Copies the mapped run at `addr` (at most `out.length` bytes, zeros where the file backs
+   * none) into `out` and returns its length: {@link readUpTo} into a buffer the caller reuses.
+   */
+  readInto(addr: number, out: Uint8Array): number;
   isMapped(addr: number): boolean;
   addrToOffset(addr: number): number | undefined;
   offsetToAddr(offset: number): number | undefined;

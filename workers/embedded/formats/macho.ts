@@ -440,6 +440,8 @@ export function parseMacho(
     fileSize: file.length,
     segments,
     mapping,
+    // A dSYM's __DWARF is mapped but only ever read on request (read_bytes): never held.
+    onDemand: (s) => s.name === "__DWARF",
     sections,
     symbols: symbols.sort((a, b) => a.address - b.address),
     imports,

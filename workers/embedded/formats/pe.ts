@@ -80,6 +80,16 @@ function perms(c: number): string {
   }`;
 }
 
+/**
+ * Discardable sections that hold no code (mingw's `.debug_*`, `.reloc`): mapped, so `read_bytes`
+ * reaches them, but the analysis never needs their bytes (relocations are parsed from the file),
+ * so the image reads them only when asked.
+ */
+function onDemand(s: PeSection): boolean {
+  const c = s.characteristics;
+  return (c & SCN_MEM_DISCARDABLE) !== 0 && (c & (SCN_CNT_CODE | SCN_MEM_EXECUTE)) === 0;
+}
+
 function kindOf(s: PeSection): Section["kind"] {
   const c = s.characteristics;
   if (c & (SCN_CNT_CODE | SCN_MEM_EXECUTE)) return "code";
@@ -187,7 +197,10 @@ export function parsePe(input: Uint8Array | ByteSource): BinaryImage {
   const coffStrings = symPtr + symCount * 18;
   r.keep([
     { offset: 0, size: sizeOfHeaders || 0x400 },
-    ...peSections.map((s) => ({ offset: s.rawOffset, size: s.rawSize })),
+    ...peSections.filter((s) => !onDemand(s)).map((s) => ({
+      offset: s.rawOffset,
+      size: s.rawSize,
+    })),
     {
       offset: symPtr,
       size: symCount * 18 + (symPtr > 0 && r.has(coffStrings, 4) ? r.u32(coffStrings) : 0),
@@ -215,6 +228,7 @@ export function parsePe(input: Uint8Array | ByteSource): BinaryImage {
     perms: "r--",
   }];
   const sections: Section[] = [];
+  const lazyStarts = new Set<number>();
   for (const s of peSections) {
     const declared = s.virtualSize || s.rawSize;
     if (declared === 0) continue;
@@ -239,6 +253,7 @@ export function parsePe(input: Uint8Array | ByteSource): BinaryImage {
     };
     segments.push(seg);
     sections.push({ ...seg, kind: kindOf(s), segment: s.name });
+    if (onDemand(s)) lazyStarts.add(start);
   }
 
   const imports = [
@@ -344,6 +359,7 @@ export function parsePe(input: Uint8Array | ByteSource): BinaryImage {
     imageBase,
     fileSize: source.length,
     segments,
+    onDemand: (s) => lazyStarts.has(s.start),
     sections,
     symbols,
     imports,

@@ -1,4 +1,7 @@
-/** Raw blobs (firmware, shellcode, memory dumps) mapped as one rwx segment at a given base. */
+/**
+ * Raw blobs (firmware, shellcode, memory dumps) mapped as one rwx segment at a given base, read
+ * from the file when asked rather than held.
+ */
 
 import { RemcpError } from "../../../src/errors.ts";
 import { makeImage } from "./_mapped_image.ts";
@@ -55,5 +58,8 @@ export function parseRaw(
     functionHints: [],
     relocations: [],
     info: { warnings: [] },
+    // Firmware can be hundreds of MiB: the analysis scans it in windows and tools read what they
+    // are asked for, so nothing of it is held.
+    onDemand: () => true,
   });
 }

@@ -6,6 +6,9 @@ import { impl, type ToolImpl } from "../../backend.ts";
 import { parsePattern } from "../../shared/values.ts";
 import { type DbAccess, type EmbeddedDb, labelOf, resolve } from "../db.ts";
 
+/** Bytes of a segment searched at a time. */
+const WINDOW = 16 << 20;
+
 /** Most hits one search collects (the total is then a lower bound). */
 export const MAX_HITS = 100_000;
 
@@ -44,17 +47,28 @@ export function findPattern(
     const lo = Math.max(seg.start, start);
     const hi = Math.min(seg.start + Math.min(seg.fileSize, seg.end - seg.start), end);
     if (hi - lo < pattern.length) continue;
-    const raw = d.image.read(lo, hi - lo);
-    if (!raw) continue;
-    const bytes = fold ? foldAscii(raw) : raw;
-    let from = bestAt;
-    while (hits.length < max) {
-      const at = indexOf(bytes, anchor, from);
-      if (at === -1) break;
-      const s = at - bestAt;
-      if (s + pattern.length <= bytes.length && matches(bytes, s, pattern)) hits.push(lo + s);
-      from = at + 1;
+    const found: number[] = [];
+    let whole = true;
+    // A window at a time (each overlapping the next by the pattern's length less one): a raw
+    // blob is read from the file as it is searched, never held whole.
+    for (let w = lo; w + pattern.length <= hi && hits.length + found.length < max; w += WINDOW) {
+      const raw = d.image.read(w, Math.min(hi, w + WINDOW + pattern.length - 1) - w);
+      if (!raw) {
+        whole = false;
+        break;
+      }
+      const bytes = fold ? foldAscii(raw) : raw;
+      let from = bestAt;
+      while (hits.length + found.length < max) {
+        const at = indexOf(bytes, anchor, from);
+        const s = at - bestAt;
+        if (at === -1 || s >= WINDOW) break;
+        if (s + pattern.length <= bytes.length && matches(bytes, s, pattern)) found.push(w + s);
+        from = at + 1;
+      }
     }
+    // As when the segment was read at once: one that is not all mapped is not searched.
+    if (whole) { for (const f of found) hits.push(f); }
   }
   return hits.sort((a, b) => a - b);
 }
