@@ -3,7 +3,7 @@
  * bookmarks), the change journal behind undo/redo and export, and the analysis cache. Every
  * change is its own committed transaction, so a killed worker loses at most the change in flight.
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { RemcpError } from "../../../src/errors.ts";
 import { type OpenedStore, openStoreFile } from "./_open.ts";
@@ -59,6 +59,11 @@ export class AnnotationStore {
   #db: DatabaseSync;
   #readOnly: string | undefined;
   #release: () => void;
+  /**
+   * The prepared reads of {@link get}, one per kind: the decompiler asks for the prototype and
+   * the comment of many addresses per function, and preparing costs more than the read.
+   */
+  readonly #reads = new Map<AnnotationKind, StatementSync>();
 
   private constructor(path: string, opened: OpenedStore) {
     this.path = path;
@@ -95,9 +100,12 @@ export class AnnotationStore {
 
   /** The annotation of `kind` at `address`. */
   get(kind: AnnotationKind, address: number): string | undefined {
-    const row = this.#db.prepare(`SELECT value FROM ${TABLES[kind]} WHERE address = ?`).get(
-      address,
-    );
+    let read = this.#reads.get(kind);
+    if (!read) {
+      read = this.#db.prepare(`SELECT value FROM ${TABLES[kind]} WHERE address = ?`);
+      this.#reads.set(kind, read);
+    }
+    const row = read.get(address);
     return row ? String(row.value) : undefined;
   }
 
