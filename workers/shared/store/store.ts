@@ -64,6 +64,14 @@ export class AnnotationStore {
    * the comment of many addresses per function, and preparing costs more than the read.
    */
   readonly #reads = new Map<AnnotationKind, StatementSync>();
+  /**
+   * What {@link get} has read, by kind and address (null: nothing there). A read costs tens of
+   * microseconds (the WAL's lock and index) and the decompiler asks for the same callees'
+   * prototypes in every function. Every write of this process goes through {@link #write},
+   * which keeps it true; a failed transaction forgets it all. A read-only store is written by
+   * another process: it is read each time.
+   */
+  readonly #known = new Map<AnnotationKind, Map<number, string | null>>();
 
   private constructor(path: string, opened: OpenedStore) {
     this.path = path;
@@ -100,13 +108,19 @@ export class AnnotationStore {
 
   /** The annotation of `kind` at `address`. */
   get(kind: AnnotationKind, address: number): string | undefined {
+    let known = this.#known.get(kind);
+    if (!known && !this.#readOnly) this.#known.set(kind, known = new Map());
+    const hit = known?.get(address);
+    if (hit !== undefined) return hit ?? undefined;
     let read = this.#reads.get(kind);
     if (!read) {
       read = this.#db.prepare(`SELECT value FROM ${TABLES[kind]} WHERE address = ?`);
       this.#reads.set(kind, read);
     }
     const row = read.get(address);
-    return row ? String(row.value) : undefined;
+    const value = row ? String(row.value) : undefined;
+    known?.set(address, value ?? null);
+    return value;
   }
 
   /** Every annotation of `kind`, by address. */
@@ -135,6 +149,7 @@ export class AnnotationStore {
     } else {
       this.#db.prepare(`INSERT OR REPLACE INTO ${TABLES[kind]} VALUES (?, ?)`).run(address, value);
     }
+    this.#known.get(kind)?.set(address, value);
   }
 
   #tx(f: () => void): void {
@@ -148,6 +163,8 @@ export class AnnotationStore {
       f();
       this.#db.exec("COMMIT");
     } catch (err) {
+      // What the failed transaction wrote is not in the file: read it again.
+      this.#known.clear();
       // SQLite has already rolled back after some failures (a full disk); ROLLBACK would then
       // throw "no transaction is active" and hide the real cause.
       if (this.#db.isTransaction) {
