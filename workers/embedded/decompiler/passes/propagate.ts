@@ -7,12 +7,12 @@
 
 import {
   type Expr,
-  forEachChild,
   type IrBlock,
   type IrFunction,
   mapChildren,
   mapStmt,
   mapTerm,
+  someChild,
   type Stmt,
   type Var,
   varKey,
@@ -85,11 +85,7 @@ export function propagateOnce(
       const r = inline.get(varKey(e));
       return r !== undefined && tainted(r, depth + 1);
     }
-    let t = false;
-    forEachChild(e, (c) => {
-      if (!t && taintedVars(c, depth + 1)) t = true;
-    });
-    return t;
+    return someChild(e, (c) => taintedVars(c, depth + 1));
   };
   for (const b of fn.blocks.values()) {
     b.stmts.forEach((s, i) => {
@@ -126,9 +122,25 @@ export function propagateOnce(
       resolvedSize.set(key, n);
       return n;
     }
-    let n = 1;
-    forEachChild(e, (ch) => (n += sizeOf(ch, depth + 1)));
-    return n;
+    switch (e.k) {
+      case "load":
+        return 1 + sizeOf(e.addr, depth + 1);
+      case "bin":
+        return 1 + sizeOf(e.a, depth + 1) + sizeOf(e.b, depth + 1);
+      case "un":
+      case "ext":
+      case "trunc":
+        return 1 + sizeOf(e.a, depth + 1);
+      case "select":
+        return 1 + sizeOf(e.c, depth + 1) + sizeOf(e.t, depth + 1) + sizeOf(e.f, depth + 1);
+      case "intr": {
+        let n = 1;
+        for (const a of e.args) n += sizeOf(a, depth + 1);
+        return n;
+      }
+      default:
+        return 1;
+    }
   };
   for (const key of [...inline.keys()]) sizeOf(inlined.get(key)!, 0);
   if (inline.size === 0) return { fn, changed: false };

@@ -21,38 +21,83 @@ export function countUses(fn: IrFunction): Uses {
   const count = new Map<string, number>();
   const site = new Map<string, UseSite>();
   const inPhi = new Set<string>();
-  const visit = (e: Expr, s: UseSite) => {
-    if (e.k === "reg" || e.k === "tmp" || e.k === "slot") {
-      const k = varKey(e);
-      count.set(k, (count.get(k) ?? 0) + 1);
-      site.set(k, s);
-      if (s.index === -1) inPhi.add(k);
-      return;
+  // The site of the expressions being visited (one object per statement, kept by `site`).
+  let at: UseSite = { block: 0, index: 0 };
+  const see = (k: string) => {
+    count.set(k, (count.get(k) ?? 0) + 1);
+    site.set(k, at);
+  };
+  // Explicit recursion over {@link forEachChild}'s children: this runs over the whole function
+  // in every propagation round, and a closure per node was most of its cost.
+  const visit = (e: Expr): void => {
+    switch (e.k) {
+      case "reg":
+      case "tmp":
+      case "slot": {
+        const k = varKey(e);
+        see(k);
+        if (at.index === -1) inPhi.add(k);
+        return;
+      }
+      case "addr":
+        see(varKey(e.slot));
+        return;
+      case "load":
+        visit(e.addr);
+        return;
+      case "bin":
+        visit(e.a);
+        visit(e.b);
+        return;
+      case "un":
+      case "ext":
+      case "trunc":
+        visit(e.a);
+        return;
+      case "select":
+        visit(e.c);
+        visit(e.t);
+        visit(e.f);
+        return;
+      case "intr":
+        for (const a of e.args) visit(a);
+        return;
     }
-    if (e.k === "addr") {
-      const k = varKey(e.slot);
-      count.set(k, (count.get(k) ?? 0) + 1);
-      site.set(k, s);
-      return;
-    }
-    forEachChild(e, (c) => visit(c, s));
   };
   for (const b of fn.blocks.values()) {
-    for (const p of b.phis) for (const a of p.args) visit(a, { block: b.start, index: -1 });
-    b.stmts.forEach((s, i) => stmtReads(s, (e) => visit(e, { block: b.start, index: i })));
-    termReads(b.term, (e) => visit(e, { block: b.start, index: Infinity }));
+    if (b.phis.length > 0) {
+      at = { block: b.start, index: -1 };
+      for (const p of b.phis) for (const a of p.args) visit(a);
+    }
+    for (let i = 0; i < b.stmts.length; i++) {
+      at = { block: b.start, index: i };
+      stmtReads(b.stmts[i]!, visit);
+    }
+    at = { block: b.start, index: Infinity };
+    termReads(b.term, visit);
   }
   return { count, site, inPhi };
 }
 
 /** Whether `e` reads memory or a stack slot (whose value a store or call may change). */
 export function readsMemory(e: Expr): boolean {
-  if (e.k === "load" || e.k === "slot") return true;
-  let found = false;
-  forEachChild(e, (c) => {
-    if (!found && readsMemory(c)) found = true;
-  });
-  return found;
+  switch (e.k) {
+    case "load":
+    case "slot":
+      return true;
+    case "bin":
+      return readsMemory(e.a) || readsMemory(e.b);
+    case "un":
+    case "ext":
+    case "trunc":
+      return readsMemory(e.a);
+    case "select":
+      return readsMemory(e.c) || readsMemory(e.t) || readsMemory(e.f);
+    case "intr":
+      return e.args.some(readsMemory);
+    default:
+      return false;
+  }
 }
 
 /** Number of nodes in `e`. */
