@@ -240,6 +240,9 @@ export function propagate(
   for (let round = 0; round < 64; round++) {
     // The first round simplifies everything (earlier passes leave unsimplified expressions).
     const r = propagateOnce(cur, round > 0);
+    // A round that changed nothing hands back the previous round's output, which dead-code
+    // elimination has already swept (sweeping again removes nothing).
+    if (!r.changed && round > 0) break;
     cur = eliminateDeadCode(r.fn);
     if (!r.changed) break;
     check(cur);
