@@ -230,16 +230,19 @@ export function simplifyAll(fn: IrFunction): IrFunction {
 /**
  * Propagation and dead-code elimination, round after round until nothing changes (at most 64
  * rounds); `check` runs between rounds with the function so far (the budget: it throws to stop,
- * and may keep what it was given, a correct program).
+ * and may keep what it was given, a correct program). `simplified`: every expression of `fn` is
+ * a fixpoint of {@link simplify} already (see {@link cappedSimplifications}).
  */
 export function propagate(
   fn: IrFunction,
   check: (sofar: IrFunction) => unknown = () => {},
+  simplified = false,
 ): IrFunction {
   let cur = fn;
   for (let round = 0; round < 64; round++) {
-    // The first round simplifies everything (earlier passes leave unsimplified expressions).
-    const r = propagateOnce(cur, round > 0);
+    // The first round simplifies everything (earlier passes leave unsimplified expressions),
+    // unless that was just done.
+    const r = propagateOnce(cur, round > 0 || simplified);
     // A round that changed nothing hands back the previous round's output, which dead-code
     // elimination has already swept (sweeping again removes nothing).
     if (!r.changed && round > 0) break;

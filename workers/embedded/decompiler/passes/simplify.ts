@@ -85,6 +85,18 @@ const isBool = (e: Expr) =>
   ((e.k === "bin" && BOOL_OPS.has(e.op)) ||
     (e.k === "un" && e.op === "lnot") || (e.k === "const" && e.value <= 1n));
 
+/** How many times {@link simplify} stopped at its round limit, since the process started. */
+let capped = 0;
+
+/**
+ * {@link simplify}'s count of results cut short by its round limit. Every other result is a
+ * fixpoint (simplifying it again gives the same object back); callers compare the count before
+ * and after a pass to know that none was cut short.
+ */
+export function cappedSimplifications(): number {
+  return capped;
+}
+
 /** Simplifies `e` (its children first). */
 export function simplify(e: Expr): Expr {
   let cur = mapChildren(e, simplify);
@@ -93,6 +105,7 @@ export function simplify(e: Expr): Expr {
     if (next === cur) return cur;
     cur = mapChildren(next, simplify);
   }
+  capped++;
   return cur;
 }
 
