@@ -5,21 +5,11 @@
  * comparisons flipped. Each rule keeps the value of the expression bit for bit.
  */
 
-import { type BinOp, constant, type Expr, mapChildren, signedValue } from "../ir.ts";
+import { type BinOp, COMPARES, constant, type Expr, mapChildren, signedValue } from "../ir.ts";
 import { evaluate, stateOf } from "../interp.ts";
 
 const RING: ReadonlySet<BinOp> = new Set(["add", "sub", "mul", "and", "or", "xor"]);
 const INVERSE: Partial<Record<BinOp, BinOp>> = { eq: "ne", ne: "eq" };
-const BOOL_OPS: ReadonlySet<BinOp> = new Set([
-  "eq",
-  "ne",
-  "ult",
-  "ule",
-  "slt",
-  "sle",
-  "land",
-  "lor",
-]);
 /** Operations that give back their left operand when the right one is zero. */
 const ZERO_IDENTITY: ReadonlySet<BinOp> = new Set(["add", "sub", "or", "xor", "shl", "shr", "sar"]);
 const DIVISIONS: ReadonlySet<BinOp> = new Set(["udiv", "sdiv", "urem", "srem"]);
@@ -82,7 +72,7 @@ function isConst(e: Expr): boolean {
 
 const isBool = (e: Expr) =>
   e.size === 1 &&
-  ((e.k === "bin" && BOOL_OPS.has(e.op)) ||
+  ((e.k === "bin" && COMPARES.has(e.op)) ||
     (e.k === "un" && e.op === "lnot") || (e.k === "const" && e.value <= 1n));
 
 /** How many times {@link simplify} stopped at its round limit, since the process started. */

@@ -1,6 +1,14 @@
 /** Use counts and definition sites of SSA variables, the facts propagation and DCE share. */
 
-import { type Expr, forEachChild, type IrFunction, stmtReads, termReads, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrFunction,
+  someChild,
+  stmtReads,
+  termReads,
+  varKey,
+} from "../ir.ts";
 
 /** Where a variable is read: block, and statement index (`-1` phi, `Infinity` terminator). */
 export interface UseSite {
@@ -27,42 +35,20 @@ export function countUses(fn: IrFunction): Uses {
     count.set(k, (count.get(k) ?? 0) + 1);
     site.set(k, at);
   };
-  // Explicit recursion over {@link forEachChild}'s children: this runs over the whole function
-  // in every propagation round, and a closure per node was most of its cost.
+  // One visitor for the whole function (the current site is `at`): this runs over the whole
+  // function in every propagation round, and a closure per node was most of its cost.
   const visit = (e: Expr): void => {
-    switch (e.k) {
-      case "reg":
-      case "tmp":
-      case "slot": {
-        const k = varKey(e);
-        see(k);
-        if (at.index === -1) inPhi.add(k);
-        return;
-      }
-      case "addr":
-        see(varKey(e.slot));
-        return;
-      case "load":
-        visit(e.addr);
-        return;
-      case "bin":
-        visit(e.a);
-        visit(e.b);
-        return;
-      case "un":
-      case "ext":
-      case "trunc":
-        visit(e.a);
-        return;
-      case "select":
-        visit(e.c);
-        visit(e.t);
-        visit(e.f);
-        return;
-      case "intr":
-        for (const a of e.args) visit(a);
-        return;
+    if (e.k === "reg" || e.k === "tmp" || e.k === "slot") {
+      const k = varKey(e);
+      see(k);
+      if (at.index === -1) inPhi.add(k);
+      return;
     }
+    if (e.k === "addr") {
+      see(varKey(e.slot));
+      return;
+    }
+    forEachChild(e, visit);
   };
   for (const b of fn.blocks.values()) {
     if (b.phis.length > 0) {
@@ -81,23 +67,7 @@ export function countUses(fn: IrFunction): Uses {
 
 /** Whether `e` reads memory or a stack slot (whose value a store or call may change). */
 export function readsMemory(e: Expr): boolean {
-  switch (e.k) {
-    case "load":
-    case "slot":
-      return true;
-    case "bin":
-      return readsMemory(e.a) || readsMemory(e.b);
-    case "un":
-    case "ext":
-    case "trunc":
-      return readsMemory(e.a);
-    case "select":
-      return readsMemory(e.c) || readsMemory(e.t) || readsMemory(e.f);
-    case "intr":
-      return e.args.some(readsMemory);
-    default:
-      return false;
-  }
+  return e.k === "load" || e.k === "slot" || someChild(e, readsMemory);
 }
 
 /** Number of nodes in `e`. */
