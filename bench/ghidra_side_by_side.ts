@@ -19,13 +19,23 @@
  * last, so process start and loading are amortised for both. CPU time: the whole Deno process
  * (all threads) over our call, the console's one thread (/proc/PID/schedstat) over its three.
  *
+ * Both sides are measured warm, as they are used: a worker is long-lived and decompiles many
+ * functions of one binary, as Ghidra's process does. Before the measured functions each side
+ * decompiles the same `--warm N` (default 20) other functions of the binary, unmeasured, in a
+ * fresh process: that charges our JIT's compiling the passes, Ghidra's first-use setup, and
+ * what either keeps per binary (our callee summaries, shared by every later function that calls
+ * the same callee) to no measured function on either side. Nothing is hidden: the first warm-up
+ * function of each binary, in a process that has decompiled nothing yet, is printed as the cold
+ * time of each side, per binary and as a median in the table (`cold first`); `--warm 0` measures
+ * from a cold process as before.
+ *
  * Ghidra's decompiler is not part of remcp: whoever runs this builds its stand-alone console
  * (`decomp_opt`, from Ghidra/Features/Decompiler/src/decompile/cpp) and compiles x86-64.sla
  * from Ghidra's sleigh specs; this script only runs what it is given.
  *
  *   deno run -A bench/ghidra_side_by_side.ts --ghidra PATH/decomp_opt [--sleigh-home DIR]
  *     [--sets fixtures,corpus,ls] [--cc gcc,clang] [--opt O0,O2] [--ls-max 300]
- *     [--bin PATH,PATH… [--bin-max 150]] [--baseline DIR]
+ *     [--bin PATH,PATH… [--bin-max 150]] [--baseline DIR] [--warm 20]
  *     [--worst N] [--dump DIR] [--json FILE]
  *
  * `--baseline DIR` is another remcp checkout (an earlier commit): its decompiler runs on the same
@@ -44,7 +54,7 @@ import { decompileAll, type Decompiled, listFunctions } from "./decompile/engine
 import { ghidraAnswer, ghidraDecompileAll } from "./decompile/ghidra_runner.ts";
 import { type Pair, pairUp, SIDE_HEADER, sideRow } from "./decompile/side_by_side.ts";
 import { loadCorpus } from "./decompile/signatures.ts";
-import { table } from "./decompile/stats.ts";
+import { quantile, table } from "./decompile/stats.ts";
 
 const FIXTURES = [
   "elf_x86_64_gcc_O0_stripped",
@@ -177,20 +187,44 @@ interface Compared {
   pairs: Pair[];
   baseline?: Pair[];
   tried: number;
+  /** CPU (else wall) milliseconds of the first function in a fresh process, per side. */
+  cold: { ours: number | undefined; theirs: number | undefined; baseline?: number | undefined };
 }
 
-async function compare(t: Target, ghidra: Ghidra, baselineChild?: string): Promise<Compared> {
+/** Up to `n` functions of `all` not in `measured`, evenly spread: the warm-up. */
+function warmUp(all: readonly string[], measured: readonly string[], n: number): string[] {
+  const skip = new Set(measured.map((a) => Number(a)));
+  const rest = all.filter((a) => !skip.has(Number(a)));
+  return n > 0 ? sample(rest, n) : [];
+}
+
+async function compare(
+  t: Target,
+  ghidra: Ghidra,
+  warm: number,
+  baselineChild?: string,
+): Promise<Compared> {
   const stateDir = await Deno.makeTempDir({ prefix: "remcp_bench_side_" });
   try {
-    let addresses = t.addresses ?? await listFunctions(t.binary, { stateDir });
+    const listed = t.addresses === undefined || warm > 0
+      ? await listFunctions(t.binary, { stateDir })
+      : [];
+    let addresses = t.addresses ?? listed;
     if (t.max !== undefined) addresses = sample(addresses, t.max);
+    // The same warm-up functions first on each side, in the same order; then the measured ones.
+    const warmed = warmUp(listed, addresses, warm);
+    const list = [...warmed, ...addresses];
+    const measured = <T>(rs: T[]) => rs.slice(warmed.length);
+    const coldOf = (rs: Decompiled[]) => rs[0]?.cpuMs ?? rs[0]?.ms;
     // The baseline, ours, then Ghidra's, on the same binary back to back: all under the same
     // load.
     const before = baselineChild
-      ? (await decompileAll(t.binary, addresses, { stateDir, child: baselineChild })).results
+      ? (await decompileAll(t.binary, list, { stateDir, child: baselineChild })).results
       : undefined;
-    const { results } = await decompileAll(t.binary, addresses, { stateDir });
-    const theirs = await ghidraDecompileAll(ghidra.decomp, ghidra.sleighHome, t.binary, addresses);
+    const { results: all } = await decompileAll(t.binary, list, { stateDir });
+    const theirsAll = await ghidraDecompileAll(ghidra.decomp, ghidra.sleighHome, t.binary, list);
+    const results = measured(all);
+    const theirs = measured(theirsAll);
     const names = t.names ?? addresses;
     const what = names.map((n) => `${t.label}: ${n}`);
     const answers = (rs: Decompiled[]) =>
@@ -202,19 +236,39 @@ async function compare(t: Target, ghidra: Ghidra, baselineChild?: string): Promi
     const pairs = pairUp(what, answers(results), theirs.map(ghidraAnswer));
     const ourFails = results.filter((r) => !r.ok).length;
     const theirFails = theirs.filter((r) => !r.ok).length;
+    const cold = {
+      ours: coldOf(all),
+      theirs: coldOf(theirsAll),
+      ...(before ? { baseline: coldOf(before) } : {}),
+    };
     console.error(
-      `${t.label}: ${addresses.length} functions, ${pairs.length} both, ` +
-        `remcp failed ${ourFails}, Ghidra failed ${theirFails}` +
-        (before ? `, baseline failed ${before.filter((r) => !r.ok).length}` : ""),
+      `${t.label}: ${addresses.length} functions (after ${warmed.length} to warm up), ` +
+        `${pairs.length} both, remcp failed ${ourFails}, Ghidra failed ${theirFails}` +
+        (before ? `, baseline failed ${measured(before).filter((r) => !r.ok).length}` : "") +
+        `; cold first function: remcp ${fmtMs(cold.ours)} ms, Ghidra ${fmtMs(cold.theirs)} ms` +
+        (before ? `, baseline ${fmtMs(cold.baseline)} ms` : ""),
     );
     return {
       pairs,
-      ...(before ? { baseline: pairUp(what, answers(before), theirs.map(ghidraAnswer)) } : {}),
+      ...(before
+        ? { baseline: pairUp(what, answers(measured(before)), theirs.map(ghidraAnswer)) }
+        : {}),
       tried: addresses.length,
+      cold,
     };
   } finally {
     await Deno.remove(stateDir, { recursive: true }).catch(() => {});
   }
+}
+
+function fmtMs(ms: number | undefined): string {
+  return ms === undefined ? "-" : ms.toFixed(1);
+}
+
+/** The median of the defined values, "-" when there are none. */
+function medianOf(values: (number | undefined)[]): string {
+  const v = values.filter((x): x is number => x !== undefined);
+  return v.length === 0 ? "-" : fmtMs(quantile(v, 0.5));
 }
 
 /** The load averages (1, 5, 15 minutes), where /proc says them. */
@@ -238,6 +292,7 @@ async function main(): Promise<void> {
       "ls-max": { type: "string", default: "300" },
       bin: { type: "string", default: "" },
       "bin-max": { type: "string", default: "150" },
+      warm: { type: "string", default: "20" },
       baseline: { type: "string" },
       worst: { type: "string", default: "0" },
       dump: { type: "string" },
@@ -267,6 +322,8 @@ async function main(): Promise<void> {
   const all: Pair[] = [];
   const allBefore: Pair[] = [];
   let tried = 0;
+  const colds: Compared["cold"][] = [];
+  const warm = Number(values.warm);
   const loadAtStart = loadAverage();
   try {
     const list = await targets(
@@ -279,7 +336,8 @@ async function main(): Promise<void> {
       Number(values["bin-max"]),
     );
     for (const t of list) {
-      const r = await compare(t, ghidra, baselineChild);
+      const r = await compare(t, ghidra, warm, baselineChild);
+      colds.push(r.cold);
       const added = r.baseline ? [sideRow(`${t.label}, baseline`, r.baseline, r.tried)] : [];
       added.push(sideRow(t.label, r.pairs, r.tried));
       rows.push(...added);
@@ -305,6 +363,13 @@ async function main(): Promise<void> {
   console.log(
     "fewer/more gotos: functions where remcp prints fewer / more gotos than Ghidra; " +
       "Ghidra/remcp median: Ghidra's median ms over ours (above 1: remcp is faster)",
+  );
+  console.log(
+    `measured warm: ${warm} other functions of each binary decompiled first on each side, ` +
+      `unmeasured; cold first function (a fresh process's first, CPU ms, median over ` +
+      `${colds.length} binaries): remcp ${medianOf(colds.map((c) => c.ours))}, Ghidra ` +
+      `${medianOf(colds.map((c) => c.theirs))}` +
+      (baselineChild ? `, baseline ${medianOf(colds.map((c) => c.baseline))}` : ""),
   );
   const worst = Number(values.worst);
   if (worst > 0) {

@@ -38,6 +38,7 @@ import {
   trimCalls,
 } from "./passes/calls.ts";
 import { propagate, propagateOnce, simplifyAll } from "./passes/propagate.ts";
+import { cappedSimplifications } from "./passes/simplify.ts";
 import { eliminateDeadCode } from "./passes/dead.ts";
 import { type Frame, recoverFrame } from "./passes/stack.ts";
 import { leaveSsa } from "./passes/outssa.ts";
@@ -190,7 +191,7 @@ export function decompile(input: DecompileInput): Decompiled {
   };
   // Propagation to a fixpoint while the full pipeline runs; bounded after (from where it was,
   // when the full share ran out during it).
-  const propagation = (from: IrFunction, name: string): IrFunction => {
+  const propagation = (from: IrFunction, name: string, fixpoint = false): IrFunction => {
     let fn = from;
     if (simplified === undefined) {
       try {
@@ -198,7 +199,7 @@ export function decompile(input: DecompileInput): Decompiled {
           fn = sofar;
           shareCheck();
           if (now() > deadline) stage(name);
-        });
+        }, fixpoint);
       } catch (e) {
         if (!(e instanceof ShareUsed)) throw e;
         simplify(name);
@@ -279,9 +280,13 @@ export function decompile(input: DecompileInput): Decompiled {
   const floatRet = [...ir.blocks.values()].some((b) =>
     b.term.k === "ret" && b.term.value?.k === "reg" && b.term.value.name === cc.floatRet
   );
+  const capped = cappedSimplifications();
   ir = simplifyAll(ir);
+  // Propagation's first round need not simplify the whole function again when every
+  // expression came out of this as a fixpoint.
+  const fixpoint = cappedSimplifications() === capped;
   stage("simplify");
-  ir = propagation(ir, "propagate");
+  ir = propagation(ir, "propagate", fixpoint);
   stage("propagate");
   if (cc.args.length === 0 || cc.name === "aapcs64") ir = stackArguments(ir, cc, facts);
   ir = dropStackMarker(ir, cc);

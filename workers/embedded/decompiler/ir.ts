@@ -244,6 +244,26 @@ export function forEachChild(e: Expr, f: (child: Expr) => void): void {
   }
 }
 
+/** Whether `f` holds for a direct subexpression of `e` (in {@link forEachChild}'s order). */
+export function someChild(e: Expr, f: (child: Expr) => boolean): boolean {
+  switch (e.k) {
+    case "load":
+      return f(e.addr);
+    case "bin":
+      return f(e.a) || f(e.b);
+    case "un":
+    case "ext":
+    case "trunc":
+      return f(e.a);
+    case "select":
+      return f(e.c) || f(e.t) || f(e.f);
+    case "intr":
+      return e.args.some(f);
+    default:
+      return false;
+  }
+}
+
 /** Rebuilds `e` with each direct subexpression replaced by `f(child)` (shares unchanged nodes). */
 export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
   switch (e.k) {

@@ -29,6 +29,11 @@ Deno.test("AnnotationStore.set() on a full disk is WriteFailed and keeps what wa
         for (let i = 0; i < 1000; i++) s.set("comment", 0x100 + i, "x".repeat(4000));
       }, /Saving the change failed: .*full.*Free space/);
       assert.equal(s.get("comment", 0x10), "kept");
+      // What get() remembers agrees with the file after the failed write.
+      const saved = new Map(s.all("comment"));
+      for (let i = 0; i < 1000; i++) {
+        assert.equal(s.get("comment", 0x100 + i), saved.get(0x100 + i));
+      }
     } finally {
       s.close();
     }

@@ -3,7 +3,7 @@
  * bookmarks), the change journal behind undo/redo and export, and the analysis cache. Every
  * change is its own committed transaction, so a killed worker loses at most the change in flight.
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { RemcpError } from "../../../src/errors.ts";
 import { type OpenedStore, openStoreFile } from "./_open.ts";
@@ -25,6 +25,9 @@ export interface Change {
 }
 
 const SCHEMA_VERSION = "1";
+
+/** Up to this many annotations of a kind are read at once and kept (see `#known`). */
+const WHOLE_KIND_ROWS = 20_000;
 
 const TABLES: Record<AnnotationKind, string> = {
   name: "names",
@@ -59,6 +62,23 @@ export class AnnotationStore {
   #db: DatabaseSync;
   #readOnly: string | undefined;
   #release: () => void;
+  /**
+   * The prepared reads of {@link get}, one per kind: the decompiler asks for the prototype and
+   * the comment of many addresses per function, and preparing costs more than the read.
+   */
+  readonly #reads = new Map<AnnotationKind, StatementSync>();
+  /**
+   * What {@link get} has read, by kind and address (null: nothing there): a read costs tens of
+   * microseconds (the WAL's lock and index), and the decompiler asks for the prototype of every
+   * callee and the comment of every statement of each function. A kind's first read takes all
+   * of its rows when there are not many ({@link #whole}), so that later reads of addresses
+   * without one need no query either. Every write of this process goes through
+   * {@link #write}, which keeps it true; a failed transaction forgets it all. A read-only store
+   * is written by another process: it is read each time.
+   */
+  readonly #known = new Map<AnnotationKind, Map<number, string | null>>();
+  /** The kinds whose every row is in {@link #known}. */
+  readonly #whole = new Set<AnnotationKind>();
 
   private constructor(path: string, opened: OpenedStore) {
     this.path = path;
@@ -95,10 +115,32 @@ export class AnnotationStore {
 
   /** The annotation of `kind` at `address`. */
   get(kind: AnnotationKind, address: number): string | undefined {
-    const row = this.#db.prepare(`SELECT value FROM ${TABLES[kind]} WHERE address = ?`).get(
-      address,
-    );
-    return row ? String(row.value) : undefined;
+    let known = this.#known.get(kind);
+    if (!known && !this.#readOnly) known = this.#remember(kind);
+    const hit = known?.get(address);
+    if (hit !== undefined) return hit ?? undefined;
+    if (this.#whole.has(kind)) return undefined;
+    let read = this.#reads.get(kind);
+    if (!read) {
+      read = this.#db.prepare(`SELECT value FROM ${TABLES[kind]} WHERE address = ?`);
+      this.#reads.set(kind, read);
+    }
+    const row = read.get(address);
+    const value = row ? String(row.value) : undefined;
+    known?.set(address, value ?? null);
+    return value;
+  }
+
+  /** Starts remembering `kind`: with all of its rows when they are few. */
+  #remember(kind: AnnotationKind): Map<number, string | null> {
+    const known = new Map<number, string | null>();
+    this.#known.set(kind, known);
+    const n = Number(this.#db.prepare(`SELECT count(*) AS n FROM ${TABLES[kind]}`).get()?.n ?? 0);
+    if (n <= WHOLE_KIND_ROWS) {
+      for (const [address, value] of this.all(kind)) known.set(address, value);
+      this.#whole.add(kind);
+    }
+    return known;
   }
 
   /** Every annotation of `kind`, by address. */
@@ -127,6 +169,7 @@ export class AnnotationStore {
     } else {
       this.#db.prepare(`INSERT OR REPLACE INTO ${TABLES[kind]} VALUES (?, ?)`).run(address, value);
     }
+    this.#known.get(kind)?.set(address, value);
   }
 
   #tx(f: () => void): void {
@@ -140,6 +183,9 @@ export class AnnotationStore {
       f();
       this.#db.exec("COMMIT");
     } catch (err) {
+      // What the failed transaction wrote is not in the file: read it again.
+      this.#known.clear();
+      this.#whole.clear();
       // SQLite has already rolled back after some failures (a full disk); ROLLBACK would then
       // throw "no transaction is active" and hide the real cause.
       if (this.#db.isTransaction) {

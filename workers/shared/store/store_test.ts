@@ -46,6 +46,21 @@ Deno.test("AnnotationStore.undo() and redo() walk the journal; a new change drop
     assert.equal(items[0]!.new, "c");
   }));
 
+Deno.test("AnnotationStore.get() after reads agrees with every later write, undo and redo", () =>
+  withStore((s) => {
+    s.set("prototype", 0x20, "int f(void)");
+    assert.equal(s.get("prototype", 0x20), "int f(void)");
+    assert.equal(s.get("prototype", 0x30), undefined);
+    s.set("prototype", 0x30, "void g(int)");
+    assert.equal(s.get("prototype", 0x30), "void g(int)");
+    s.undo();
+    assert.equal(s.get("prototype", 0x30), undefined);
+    s.redo();
+    assert.equal(s.get("prototype", 0x30), "void g(int)");
+    s.set("prototype", 0x20, null);
+    assert.equal(s.get("prototype", 0x20), undefined);
+  }));
+
 Deno.test("AnnotationStore caches blobs", () =>
   withStore((s) => {
     s.saveCache("analysis:1", new Uint8Array([1, 2, 3]));

@@ -133,9 +133,9 @@ function definitions(fn: IrFunction): Map<string, Def> {
         defs.set(varKey(s.dst), { kind: "set", block: b.start, index, src: s.src });
       }
       if (s.k === "call") {
-        for (const d of s.defs) {
-          defs.set(varKey(d), { kind: "call", block: b.start, index, target: s.target });
-        }
+        // One record for all the registers a call defines (a dozen or more per call).
+        const def: Def = { kind: "call", block: b.start, index, target: s.target };
+        for (const d of s.defs) defs.set(varKey(d), def);
       }
     });
   }

@@ -5,7 +5,17 @@
  * Calls, stores to memory and `__asm_` statements always stay.
  */
 
-import { type Expr, forEachChild, type IrFunction, stmtReads, termReads, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrBlock,
+  type IrFunction,
+  type Phi,
+  type Stmt,
+  stmtReads,
+  termReads,
+  varKey,
+} from "../ir.ts";
 
 /**
  * Removes dead definitions: live is what statements with effects and terminators read, and what
@@ -14,7 +24,8 @@ import { type Expr, forEachChild, type IrFunction, stmtReads, termReads, varKey 
  * each other (a loop phi that feeds itself and nothing else).
  */
 export function eliminateDeadCode(fn: IrFunction): IrFunction {
-  const sources = new Map<string, Expr[]>();
+  // The values each variable is set from: one expression (most), or a phi's several.
+  const sources = new Map<string, Expr | Expr[]>();
   const live = new Set<string>();
   const work: string[] = [];
   const mark = (e: Expr): void => {
@@ -29,9 +40,10 @@ export function eliminateDeadCode(fn: IrFunction): IrFunction {
     forEachChild(e, mark);
   };
   const add = (k: string, e: Expr) => {
-    const list = sources.get(k);
-    if (list) list.push(e);
-    else sources.set(k, [e]);
+    const got = sources.get(k);
+    if (got === undefined) sources.set(k, e);
+    else if (Array.isArray(got)) got.push(e);
+    else sources.set(k, [got, e]);
   };
   for (const b of fn.blocks.values()) {
     for (const p of b.phis) for (const a of p.args) add(varKey(p.dst), a);
@@ -42,17 +54,19 @@ export function eliminateDeadCode(fn: IrFunction): IrFunction {
     termReads(b.term, mark);
   }
   for (let k = work.pop(); k !== undefined; k = work.pop()) {
-    for (const e of sources.get(k) ?? []) mark(e);
+    const got = sources.get(k);
+    if (got === undefined) continue;
+    if (Array.isArray(got)) { for (const e of got) mark(e); }
+    else mark(got);
   }
-  let removed = false;
-  const blocks = new Map(fn.blocks);
+  const liveStmt = (s: Stmt) => s.k !== "set" || live.has(varKey(s.dst));
+  const livePhi = (p: Phi) => live.has(varKey(p.dst));
+  let blocks: Map<number, IrBlock> | undefined;
   for (const [k, b] of fn.blocks) {
-    const stmts = b.stmts.filter((s) => s.k !== "set" || live.has(varKey(s.dst)));
-    const phis = b.phis.filter((p) => live.has(varKey(p.dst)));
-    if (stmts.length !== b.stmts.length || phis.length !== b.phis.length) {
-      removed = true;
-      blocks.set(k, { ...b, stmts, phis });
-    }
+    // Most blocks lose nothing: they are kept as they are, without copying.
+    if (b.stmts.every(liveStmt) && b.phis.every(livePhi)) continue;
+    blocks ??= new Map(fn.blocks);
+    blocks.set(k, { ...b, stmts: b.stmts.filter(liveStmt), phis: b.phis.filter(livePhi) });
   }
-  return removed ? { ...fn, blocks } : fn;
+  return blocks ? { ...fn, blocks } : fn;
 }

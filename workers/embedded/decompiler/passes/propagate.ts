@@ -7,12 +7,12 @@
 
 import {
   type Expr,
-  forEachChild,
   type IrBlock,
   type IrFunction,
   mapChildren,
   mapStmt,
   mapTerm,
+  someChild,
   type Stmt,
   type Var,
   varKey,
@@ -85,11 +85,7 @@ export function propagateOnce(
       const r = inline.get(varKey(e));
       return r !== undefined && tainted(r, depth + 1);
     }
-    let t = false;
-    forEachChild(e, (c) => {
-      if (!t && taintedVars(c, depth + 1)) t = true;
-    });
-    return t;
+    return someChild(e, (c) => taintedVars(c, depth + 1));
   };
   for (const b of fn.blocks.values()) {
     b.stmts.forEach((s, i) => {
@@ -126,9 +122,25 @@ export function propagateOnce(
       resolvedSize.set(key, n);
       return n;
     }
-    let n = 1;
-    forEachChild(e, (ch) => (n += sizeOf(ch, depth + 1)));
-    return n;
+    switch (e.k) {
+      case "load":
+        return 1 + sizeOf(e.addr, depth + 1);
+      case "bin":
+        return 1 + sizeOf(e.a, depth + 1) + sizeOf(e.b, depth + 1);
+      case "un":
+      case "ext":
+      case "trunc":
+        return 1 + sizeOf(e.a, depth + 1);
+      case "select":
+        return 1 + sizeOf(e.c, depth + 1) + sizeOf(e.t, depth + 1) + sizeOf(e.f, depth + 1);
+      case "intr": {
+        let n = 1;
+        for (const a of e.args) n += sizeOf(a, depth + 1);
+        return n;
+      }
+      default:
+        return 1;
+    }
   };
   for (const key of [...inline.keys()]) sizeOf(inlined.get(key)!, 0);
   if (inline.size === 0) return { fn, changed: false };
@@ -218,16 +230,22 @@ export function simplifyAll(fn: IrFunction): IrFunction {
 /**
  * Propagation and dead-code elimination, round after round until nothing changes (at most 64
  * rounds); `check` runs between rounds with the function so far (the budget: it throws to stop,
- * and may keep what it was given, a correct program).
+ * and may keep what it was given, a correct program). `simplified`: every expression of `fn` is
+ * a fixpoint of {@link simplify} already (see {@link cappedSimplifications}).
  */
 export function propagate(
   fn: IrFunction,
   check: (sofar: IrFunction) => unknown = () => {},
+  simplified = false,
 ): IrFunction {
   let cur = fn;
   for (let round = 0; round < 64; round++) {
-    // The first round simplifies everything (earlier passes leave unsimplified expressions).
-    const r = propagateOnce(cur, round > 0);
+    // The first round simplifies everything (earlier passes leave unsimplified expressions),
+    // unless that was just done.
+    const r = propagateOnce(cur, round > 0 || simplified);
+    // A round that changed nothing hands back the previous round's output, which dead-code
+    // elimination has already swept (sweeping again removes nothing).
+    if (!r.changed && round > 0) break;
     cur = eliminateDeadCode(r.fn);
     if (!r.changed) break;
     check(cur);

@@ -5,11 +5,17 @@
  * comparisons flipped. Each rule keeps the value of the expression bit for bit.
  */
 
-import { type BinOp, constant, type Expr, mapChildren, signedValue } from "../ir.ts";
+import { type BinOp, COMPARES, constant, type Expr, mapChildren, signedValue } from "../ir.ts";
 import { evaluate, stateOf } from "../interp.ts";
 
 const RING: ReadonlySet<BinOp> = new Set(["add", "sub", "mul", "and", "or", "xor"]);
 const INVERSE: Partial<Record<BinOp, BinOp>> = { eq: "ne", ne: "eq" };
+/** Operations that give back their left operand when the right one is zero. */
+const ZERO_IDENTITY: ReadonlySet<BinOp> = new Set(["add", "sub", "or", "xor", "shl", "shr", "sar"]);
+const DIVISIONS: ReadonlySet<BinOp> = new Set(["udiv", "sdiv", "urem", "srem"]);
+/** All ones of each size in bytes (made once each: this runs on every node of every round). */
+const ONES: bigint[] = [];
+const onesOf = (size: number) => ONES[size] ??= (1n << BigInt(size * 8)) - 1n;
 
 /** Structural equality of two expressions. */
 export function exprEq(a: Expr, b: Expr): boolean {
@@ -66,8 +72,20 @@ function isConst(e: Expr): boolean {
 
 const isBool = (e: Expr) =>
   e.size === 1 &&
-  ((e.k === "bin" && ["eq", "ne", "ult", "ule", "slt", "sle", "land", "lor"].includes(e.op)) ||
+  ((e.k === "bin" && COMPARES.has(e.op)) ||
     (e.k === "un" && e.op === "lnot") || (e.k === "const" && e.value <= 1n));
+
+/** How many times {@link simplify} stopped at its round limit, since the process started. */
+let capped = 0;
+
+/**
+ * {@link simplify}'s count of results cut short by its round limit. Every other result is a
+ * fixpoint (simplifying it again gives the same object back); callers compare the count before
+ * and after a pass to know that none was cut short.
+ */
+export function cappedSimplifications(): number {
+  return capped;
+}
 
 /** Simplifies `e` (its children first). */
 export function simplify(e: Expr): Expr {
@@ -77,6 +95,7 @@ export function simplify(e: Expr): Expr {
     if (next === cur) return cur;
     cur = mapChildren(next, simplify);
   }
+  capped++;
   return cur;
 }
 
@@ -150,7 +169,7 @@ function rule(e: Expr): Expr {
       }
       // Double-width division of two extended values: the plain division of the values.
       if (
-        a.k === "bin" && ["udiv", "sdiv", "urem", "srem"].includes(a.op) && a.a.k === "ext" &&
+        a.k === "bin" && DIVISIONS.has(a.op) && a.a.k === "ext" &&
         a.b.k === "ext" && a.a.a.size === e.size && a.b.a.size === e.size &&
         a.a.signed === a.b.signed && a.a.signed === (a.op === "sdiv" || a.op === "srem")
       ) {
@@ -177,13 +196,12 @@ function binRule(e: Extract<Expr, { k: "bin" }>): Expr {
     return { ...e, a: b, b: a };
   }
   const bc = b.k === "const" ? b : undefined;
-  const ones = (1n << BigInt(size * 8)) - 1n;
   if (bc) {
     const v = bc.value;
-    if (v === 0n && ["add", "sub", "or", "xor", "shl", "shr", "sar"].includes(op)) return a;
+    if (v === 0n && ZERO_IDENTITY.has(op)) return a;
     if (v === 0n && (op === "and" || op === "mul")) return c(0, size);
     if (v === 1n && (op === "mul" || op === "udiv" || op === "sdiv")) return a;
-    if (op === "and" && v === ones) return a;
+    if (op === "and" && v === onesOf(size)) return a;
     if (op === "sub") return { ...e, op: "add", b: c(-v, size) };
     if (op === "add" && a.k === "bin" && a.op === "add" && a.b.k === "const") {
       return { ...e, a: a.a, b: c(a.b.value + v, size) };

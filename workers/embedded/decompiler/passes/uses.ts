@@ -1,6 +1,14 @@
 /** Use counts and definition sites of SSA variables, the facts propagation and DCE share. */
 
-import { type Expr, forEachChild, type IrFunction, stmtReads, termReads, varKey } from "../ir.ts";
+import {
+  type Expr,
+  forEachChild,
+  type IrFunction,
+  someChild,
+  stmtReads,
+  termReads,
+  varKey,
+} from "../ir.ts";
 
 /** Where a variable is read: block, and statement index (`-1` phi, `Infinity` terminator). */
 export interface UseSite {
@@ -21,38 +29,45 @@ export function countUses(fn: IrFunction): Uses {
   const count = new Map<string, number>();
   const site = new Map<string, UseSite>();
   const inPhi = new Set<string>();
-  const visit = (e: Expr, s: UseSite) => {
+  // The site of the expressions being visited (one object per statement, kept by `site`).
+  let at: UseSite = { block: 0, index: 0 };
+  const see = (k: string) => {
+    count.set(k, (count.get(k) ?? 0) + 1);
+    site.set(k, at);
+  };
+  // One visitor for the whole function (the current site is `at`): this runs over the whole
+  // function in every propagation round, and a closure per node was most of its cost.
+  const visit = (e: Expr): void => {
     if (e.k === "reg" || e.k === "tmp" || e.k === "slot") {
       const k = varKey(e);
-      count.set(k, (count.get(k) ?? 0) + 1);
-      site.set(k, s);
-      if (s.index === -1) inPhi.add(k);
+      see(k);
+      if (at.index === -1) inPhi.add(k);
       return;
     }
     if (e.k === "addr") {
-      const k = varKey(e.slot);
-      count.set(k, (count.get(k) ?? 0) + 1);
-      site.set(k, s);
+      see(varKey(e.slot));
       return;
     }
-    forEachChild(e, (c) => visit(c, s));
+    forEachChild(e, visit);
   };
   for (const b of fn.blocks.values()) {
-    for (const p of b.phis) for (const a of p.args) visit(a, { block: b.start, index: -1 });
-    b.stmts.forEach((s, i) => stmtReads(s, (e) => visit(e, { block: b.start, index: i })));
-    termReads(b.term, (e) => visit(e, { block: b.start, index: Infinity }));
+    if (b.phis.length > 0) {
+      at = { block: b.start, index: -1 };
+      for (const p of b.phis) for (const a of p.args) visit(a);
+    }
+    for (let i = 0; i < b.stmts.length; i++) {
+      at = { block: b.start, index: i };
+      stmtReads(b.stmts[i]!, visit);
+    }
+    at = { block: b.start, index: Infinity };
+    termReads(b.term, visit);
   }
   return { count, site, inPhi };
 }
 
 /** Whether `e` reads memory or a stack slot (whose value a store or call may change). */
 export function readsMemory(e: Expr): boolean {
-  if (e.k === "load" || e.k === "slot") return true;
-  let found = false;
-  forEachChild(e, (c) => {
-    if (!found && readsMemory(c)) found = true;
-  });
-  return found;
+  return e.k === "load" || e.k === "slot" || someChild(e, readsMemory);
 }
 
 /** Number of nodes in `e`. */
