@@ -15,6 +15,7 @@ import {
   TIER_ENV,
 } from "./service.ts";
 import { fitRendered } from "./fit.ts";
+import { applyToIndexes } from "../tools/annotation_tools.ts";
 
 const FIXTURE = new URL("../../../tests/fixtures/bin/elf_x86_64_gcc_O2", import.meta.url);
 
@@ -134,4 +135,23 @@ Deno.test("fitRendered() cuts code and line map together, with a note", () => {
   assert.match(cut.code, /\/\* remcp: output cut after line \d+ of 1000 .*0x1[0-9a-f]{3}.*\*\/\n$/);
   assert.ok(cut.lines.every((l) => l.line <= kept));
   assert.ok(cut.code.length + JSON.stringify(cut.lines).length < 8000);
+});
+
+Deno.test("renaming a callee to a name with a built-in prototype changes its callers' C", async () => {
+  await withDb(async (d) => {
+    const fns = [...d.analysis!.functions()];
+    const main = fns.find((f) => f.name === "main")!;
+    const fact = fns.find((f) => f.name === "remcp_fact")!;
+    d.decompiler = new DecompilerCache();
+    const show = async (cache: DecompilerCache) =>
+      renderFor(d, main, await decompiled(d, main, cache, DEFAULT_LIMITS), new Map()).code;
+    const before = await show(d.decompiler);
+    assert.match(before, /remcp_fact\(/);
+    // memcpy takes three arguments where remcp_fact takes one.
+    d.store.set("name", fact.start, "memcpy");
+    applyToIndexes(d, "name", fact.start, "memcpy");
+    const cached = await show(d.decompiler);
+    assert.match(cached, /memcpy\(/);
+    assert.equal(cached, await show(new DecompilerCache()));
+  });
 });

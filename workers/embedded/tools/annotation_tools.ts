@@ -1,4 +1,5 @@
 /** Embedded handlers: names, comments, prototypes, bookmarks, undo/redo and the journal. */
+import { builtinPrototypes, prototypeKey } from "../decompiler/abi/prototypes.ts";
 import * as spec from "../../../src/protocol/catalog/annotations.ts";
 import { hex, pageOf, paginate } from "../../../src/protocol/paging.ts";
 import { impl, type ToolImpl } from "../../backend.ts";
@@ -20,6 +21,12 @@ export function checkName(d: EmbeddedDb, address: number, name: string): void {
   checkNameFree(name, address, d.names.lookup(name));
 }
 
+function hasBuiltinPrototype(d: EmbeddedDb, name: string | null | undefined): boolean {
+  if (name === null || name === undefined) return false;
+  d.prototypes ??= builtinPrototypes();
+  return d.prototypes.has(prototypeKey(name));
+}
+
 /** Applies a change's effect on the in-memory indexes after the store changed. */
 export function applyToIndexes(
   d: EmbeddedDb,
@@ -27,7 +34,18 @@ export function applyToIndexes(
   address: number,
   value: string | null,
 ) {
-  if (kind === "name") d.names.setUserName(address, value ?? undefined);
+  if (kind === "name") {
+    // A name the built-in prototype table knows (`memcpy`) gives the function that prototype, so
+    // renaming to or from one changes how it and its callers decompile, as a prototype does.
+    const before = d.names.nameAt(address);
+    d.names.setUserName(address, value ?? undefined);
+    if (
+      d.decompiler !== undefined &&
+      (hasBuiltinPrototype(d, before) || hasBuiltinPrototype(d, value))
+    ) {
+      d.decompiler.invalidate();
+    }
+  }
   // A prototype changes how the function and its callers decompile.
   if (kind === "prototype") d.decompiler?.invalidate();
 }
