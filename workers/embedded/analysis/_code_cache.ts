@@ -30,6 +30,9 @@ const FLOWS: readonly Flow[] = [
 export const FLOW_CODE = Object.fromEntries(FLOWS.map((f, i) => [f, i])) as Record<Flow, number>;
 
 /** Decoded instructions of an image's executable ranges. */
+/** Bytes `byteAt` reads at once. */
+const WINDOW = 64 * 1024;
+
 export class CodeCache {
   readonly #image: BinaryImage;
   readonly #decoder: Decoder;
@@ -38,7 +41,8 @@ export class CodeCache {
   /** Per executable range: instruction number + 1 at each byte offset, 0 when not decoded. */
   readonly #index: Int32Array[];
   /** Per executable range: its bytes, read on first use (views on the image's bytes). */
-  readonly #code: (Uint8Array | undefined)[] = [];
+  #window: Uint8Array = new Uint8Array(0);
+  #windowStart = 0;
   #size = new Uint8Array(1024);
   #flow = new Uint8Array(1024);
   /** NaN for none. */
@@ -84,13 +88,21 @@ export class CodeCache {
     return i < 0 ? undefined : this.#exec[i]!.end;
   }
 
-  /** The byte of code at `addr`, or -1 outside the executable ranges. */
+  /**
+   * The byte of code at `addr`, or -1 outside the executable ranges. Read a 64 KiB window at a
+   * time: a raw blob is read from the file on demand, and holding its whole range would cost its
+   * size.
+   */
   byteAt(addr: number): number {
+    const off = addr - this.#windowStart;
+    if (off >= 0 && off < this.#window.length) return this.#window[off]!;
     const ri = this.#rangeOf(addr);
     if (ri < 0) return -1;
     const r = this.#exec[ri]!;
-    const code = this.#code[ri] ??= this.#image.readUpTo(r.start, r.end - r.start);
-    return code[addr - r.start] ?? -1;
+    const start = Math.max(r.start, addr - (addr % WINDOW));
+    this.#window = this.#image.readUpTo(start, Math.min(r.end, start + WINDOW) - start);
+    this.#windowStart = start;
+    return this.#window[addr - start] ?? -1;
   }
 
   /** Index of the executable range holding `addr`, or -1. */

@@ -65,6 +65,12 @@ export interface ExploreContext {
   sectionEnd?: ((addr: number) => number) | undefined;
   /** Where the alignment padding starting at an address ends (the address itself if none). */
   paddingEnd?: ((addr: number) => number) | undefined;
+  /**
+   * Whether a run of zero bytes starts at an address, on ISAs where zeros decode as an ordinary
+   * instruction (x86 `add [rax], al`, A32 `andeq r0, r0, r0`): flowing into one is flowing into
+   * padding or data (after a call that does not return), not into code.
+   */
+  zeroRunAt?: ((addr: number) => boolean) | undefined;
   /** Throws when the analysis budget is used up; called every few thousand instructions. */
   checkBudget?: (() => void) | undefined;
   /** MIPS: branches have one delay slot. */
@@ -246,6 +252,12 @@ function exploreWith(
       if (flow === INVALID) {
         trace.bad = true;
         if (prev === prev) enders.push(prev);
+        break;
+      }
+      if (prev === prev && ctx.zeroRunAt?.(addr) === true) {
+        // A raw blob's megabytes of zeros would otherwise be explored as one function.
+        enders.push(prev);
+        trace.mayReturn = true;
         break;
       }
       insns.set(addr, n);

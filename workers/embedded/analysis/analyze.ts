@@ -257,6 +257,9 @@ class Discovery {
       slotTarget: (slot) => this.slotTarget.get(slot),
       resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
       longBranch: longBranchResolver(image, this.cache),
+      zeroRunAt: image.arch === "x86" || image.arch === "x86_64" || image.arch === "arm"
+        ? (a) => zeroRunAt(this.cache, a)
+        : undefined,
       gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (address, size) => takesAddress(image, address, size),
@@ -810,6 +813,15 @@ function takesAddress(image: BinaryImage, address: number, size: number): boolea
     return ((w & 0x9f000000) >>> 0) === 0x10000000;
   }
   return false;
+}
+
+/** Zero bytes in a row that are padding or data, never code reached by flowing into them. */
+const ZERO_RUN = 32;
+
+function zeroRunAt(cache: CodeCache, a: number): boolean {
+  if (cache.byteAt(a) !== 0) return false;
+  for (let i = 1; i < ZERO_RUN; i++) if (cache.byteAt(a + i) !== 0) return false;
+  return true;
 }
 
 /**
