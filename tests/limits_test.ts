@@ -23,28 +23,36 @@ async function sparseFile(dir: string, mib: number): Promise<string> {
 
 const RAW = { raw: true, arch: "x86_64", base: 0 };
 
-Deno.test("a file over REMCP_MAX_FILE_MB is OpenFailed naming the limit", e2e, async () => {
+/** Runs `f` against a server started with `options` and a scratch folder; both go afterwards. */
+async function withServer(
+  options: Parameters<typeof startRemcp>[0],
+  f: (h: Awaited<ReturnType<typeof startRemcp>>, dir: string) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
-  const h = await startRemcp({ env: { REMCP_MAX_FILE_MB: "1" } });
+  const h = await startRemcp(options);
   try {
+    await f(h, dir);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a file over REMCP_MAX_FILE_MB is OpenFailed naming the limit", e2e, async () => {
+  await withServer({ env: { REMCP_MAX_FILE_MB: "1" } }, async (h, dir) => {
     const path = await sparseFile(dir, 2);
     const e = await fails(h.client, "open_database", { path, options: RAW });
     assert.equal(e.error_type, "OpenFailed");
     assert.match(e.error, /over the 1 MiB limit .*REMCP_MAX_FILE_MB/);
     assert.equal(e.detail.max_file_mb, 1);
-  } finally {
-    await h.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test(
   "a file holding over REMCP_MAX_HELD_MB is OpenFailed naming it; a raw blob is not held",
   e2e,
   async () => {
-    const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
-    const h = await startRemcp({ env: { REMCP_MAX_HELD_MB: "1" } });
-    try {
+    await withServer({ env: { REMCP_MAX_HELD_MB: "1" } }, async (h, dir) => {
       const path = `${dir}/big_segment.elf`;
       withBigLoadSegment(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), path, 2);
       const e = await fails(h.client, "open_database", { path });
@@ -52,38 +60,33 @@ Deno.test(
       assert.match(e.error, /over the 1 MiB limit .*REMCP_MAX_HELD_MB/);
       assert.equal(e.detail.max_held_mb, 1);
       await ok(h.client, "open_database", { path: await sparseFile(dir, 2), options: RAW });
-    } finally {
-      await h.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 );
 
 Deno.test("a worker over REMCP_WORKER_MEMORY_MB is ended and the error says so", e2e, async () => {
   if (Deno.build.os !== "linux" && Deno.build.os !== "darwin") return;
-  const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
-  const h = await startRemcp({ env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } });
-  try {
-    // A loaded segment is held: one grown by 600 MiB takes the worker well past 300 MiB.
-    const path = `${dir}/big_segment.elf`;
-    withBigLoadSegment(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), path, 600);
-    // The worker holds the segment from its load on: the open fails, or (when the load beat the
-    // next memory sample) the calls after it do.
-    let r = await callTool(h.client, "open_database", { path });
-    const database = r.sc.database;
-    const deadline = Date.now() + 120_000;
-    const pending = () => !r.isError || ["Busy", "Timeout"].includes(String(r.sc.error_type));
-    while (database !== undefined && pending() && Date.now() < deadline) {
-      r = await callTool(h.client, "wait_for_analysis", { database, timeout: 5 });
-    }
-    const e = r.sc as { error_type?: string; error?: string; detail?: Record<string, unknown> };
-    assert.equal(e.error_type, "WorkerCrashed");
-    assert.match(String(e.error), /over its memory budget of 300 MiB \(REMCP_WORKER_MEMORY_MB\)/);
-    assert.equal(e.detail?.budget_mb, 300);
-  } finally {
-    await h.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  await withServer(
+    { env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } },
+    async (h, dir) => {
+      // A loaded segment is held: one grown by 600 MiB takes the worker well past 300 MiB.
+      const path = `${dir}/big_segment.elf`;
+      withBigLoadSegment(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), path, 600);
+      // The worker holds the segment from its load on: the open fails, or (when the load beat the
+      // next memory sample) the calls after it do.
+      let r = await callTool(h.client, "open_database", { path });
+      const database = r.sc.database;
+      const deadline = Date.now() + 120_000;
+      const pending = () => !r.isError || ["Busy", "Timeout"].includes(String(r.sc.error_type));
+      while (database !== undefined && pending() && Date.now() < deadline) {
+        r = await callTool(h.client, "wait_for_analysis", { database, timeout: 5 });
+      }
+      const e = r.sc as { error_type?: string; error?: string; detail?: Record<string, unknown> };
+      assert.equal(e.error_type, "WorkerCrashed");
+      assert.match(String(e.error), /over its memory budget of 300 MiB \(REMCP_WORKER_MEMORY_MB\)/);
+      assert.equal(e.detail?.budget_mb, 300);
+    },
+  );
 });
 
 /** The peak resident MiB of the worker holding `database`. */
@@ -101,29 +104,27 @@ Deno.test(
   e2e,
   async () => {
     if (Deno.build.os !== "linux") return; // reads the worker's peak from /proc
-    const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
-    const h = await startRemcp({ env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } });
-    try {
-      // Read whole, each file alone would take the worker past its budget; only the fixture's
-      // own bytes are needed. mingw's debug sections are mapped in the image (they have
-      // addresses), so they are read when asked, and only then.
-      const elf = `${dir}/debug.elf`;
-      withBigSection(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), elf, 512);
-      const pe = `${dir}/debug.exe`;
-      withBigPeSection(await Deno.readFile(fixture("pe_x86_64_debug.exe")), pe, 512);
-      for (const path of [elf, pe]) {
-        const opened = await ok(h.client, "open_database", { path });
-        await analysed(h.client, opened.database);
-        const info = await ok(h.client, "get_database_info", { database: opened.database });
-        assert.ok(Number(info.size) > 512 * 1024 * 1024);
-        const peakMib = await workerPeakMib(h.client, opened.database);
-        assert.ok(peakMib < 256, `the worker of ${path} peaked at ${peakMib.toFixed(0)} MiB`);
-        await ok(h.client, "close_database", { database: opened.database });
-      }
-    } finally {
-      await h.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    await withServer(
+      { env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } },
+      async (h, dir) => {
+        // Read whole, each file alone would take the worker past its budget; only the fixture's
+        // own bytes are needed. mingw's debug sections are mapped in the image (they have
+        // addresses), so they are read when asked, and only then.
+        const elf = `${dir}/debug.elf`;
+        withBigSection(await Deno.readFile(fixture("elf_x86_64_gcc_O2")), elf, 512);
+        const pe = `${dir}/debug.exe`;
+        withBigPeSection(await Deno.readFile(fixture("pe_x86_64_debug.exe")), pe, 512);
+        for (const path of [elf, pe]) {
+          const opened = await ok(h.client, "open_database", { path });
+          await analysed(h.client, opened.database);
+          const info = await ok(h.client, "get_database_info", { database: opened.database });
+          assert.ok(Number(info.size) > 512 * 1024 * 1024);
+          const peakMib = await workerPeakMib(h.client, opened.database);
+          assert.ok(peakMib < 256, `the worker of ${path} peaked at ${peakMib.toFixed(0)} MiB`);
+          await ok(h.client, "close_database", { database: opened.database });
+        }
+      },
+    );
   },
 );
 
@@ -132,48 +133,46 @@ Deno.test(
   e2e,
   async () => {
     if (Deno.build.os !== "linux") return; // reads the worker's peak from /proc
-    const dir = await Deno.makeTempDir({ prefix: "remcp-limits-" });
-    const h = await startRemcp({ env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } });
-    try {
-      // AArch64 code, 256 MiB of zeros (empty flash: `udf`, so nothing runs into it), the code
-      // again. Held, the blob alone would take the worker past its budget.
-      const code = await Deno.readFile(fixture("raw_aarch64.bin"));
-      const path = `${dir}/flash.bin`;
-      const gap = 256 * 1024 * 1024;
-      {
-        using f = await Deno.open(path, { write: true, create: true });
-        await f.write(code);
-        await f.seek(code.length + gap, Deno.SeekMode.Start);
-        await f.write(code);
-      }
-      const options = { raw: true, arch: "aarch64", base: 0 };
-      const opened = await ok(h.client, "open_database", { path, options });
-      const database = opened.database;
-      await analysed(h.client, database);
-      const second = code.length + gap;
-      const read = await ok(h.client, "call", {
-        name: "read_bytes",
-        arguments: { database, address: `0x${second.toString(16)}`, size: 64 },
-      });
-      const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0"));
-      assert.equal(read.hex, hex(code.subarray(0, 64)).join(""));
-      // The first 16 bytes of the code, found in both copies across the search's windows.
-      const pattern = hex(code.subarray(0, 16)).join(" ");
-      const found = await ok(h.client, "call", {
-        name: "search_bytes",
-        arguments: { database, pattern },
-      });
-      const addrs = (found.items as { address: string }[]).map((i) => Number(i.address));
-      assert.deepEqual(addrs, [0, second]);
-      const functions = await ok(h.client, "list_functions", { database, limit: 1000 });
-      const starts = (functions.items as { start: string }[]).map((f) => Number(f.start));
-      assert.ok(starts.some((a) => a >= second), "the gap scan reached the copy past the zeros");
-      const peakMib = await workerPeakMib(h.client, database);
-      assert.ok(peakMib < 256, `the worker peaked at ${peakMib.toFixed(0)} MiB`);
-    } finally {
-      await h.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    await withServer(
+      { env: { REMCP_WORKER_MEMORY_MB: "300", REMCP_MAX_FILE_MB: "0" } },
+      async (h, dir) => {
+        // AArch64 code, 256 MiB of zeros (empty flash: `udf`, so nothing runs into it), the code
+        // again. Held, the blob alone would take the worker past its budget.
+        const code = await Deno.readFile(fixture("raw_aarch64.bin"));
+        const path = `${dir}/flash.bin`;
+        const gap = 256 * 1024 * 1024;
+        {
+          using f = await Deno.open(path, { write: true, create: true });
+          await f.write(code);
+          await f.seek(code.length + gap, Deno.SeekMode.Start);
+          await f.write(code);
+        }
+        const options = { raw: true, arch: "aarch64", base: 0 };
+        const opened = await ok(h.client, "open_database", { path, options });
+        const database = opened.database;
+        await analysed(h.client, database);
+        const second = code.length + gap;
+        const read = await ok(h.client, "call", {
+          name: "read_bytes",
+          arguments: { database, address: `0x${second.toString(16)}`, size: 64 },
+        });
+        const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0"));
+        assert.equal(read.hex, hex(code.subarray(0, 64)).join(""));
+        // The first 16 bytes of the code, found in both copies across the search's windows.
+        const pattern = hex(code.subarray(0, 16)).join(" ");
+        const found = await ok(h.client, "call", {
+          name: "search_bytes",
+          arguments: { database, pattern },
+        });
+        const addrs = (found.items as { address: string }[]).map((i) => Number(i.address));
+        assert.deepEqual(addrs, [0, second]);
+        const functions = await ok(h.client, "list_functions", { database, limit: 1000 });
+        const starts = (functions.items as { start: string }[]).map((f) => Number(f.start));
+        assert.ok(starts.some((a) => a >= second), "the gap scan reached the copy past the zeros");
+        const peakMib = await workerPeakMib(h.client, database);
+        assert.ok(peakMib < 256, `the worker peaked at ${peakMib.toFixed(0)} MiB`);
+      },
+    );
   },
 );
 
