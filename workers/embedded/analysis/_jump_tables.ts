@@ -103,7 +103,10 @@ export function switchResolver(
     more(depth);
     const jump = text(ijump);
     if (x86) {
+      // A switch in a loop (Lua 5.3's interpreter) sets its table base once before the loop, in
+      // a callee-saved register: walk further back for it when the short slice does not reach.
       return resolveX86(image, cache, jump, back, gotBase) ??
+        resolveX86(image, cache, jump, more(DEEP_SLICE), gotBase) ??
         computedGoto(image, cache, jump, back, () => more(DEEP_SLICE), gotos);
     }
     const read: ReadEntries = (table, size, signed, count, toTarget) =>
@@ -372,6 +375,9 @@ type Value =
 
 const OPAQUE: Value = { k: "opaque" };
 
+/** Registers (by {@link canonReg} name) a call leaves as they were. */
+const CALLEE_SAVED = new Set(["rbx", "rbp", "r12", "r13", "r14", "r15"]);
+
 /** `eax`, `ax`, `al`, `r8d` … → the 64-bit register they are part of (`rax`, `r8`). */
 function canonReg(name: string): string | undefined {
   const n = name.trim();
@@ -407,7 +413,8 @@ function valueOf(back: readonly Text[], reg: string, from: number, depth = 0): V
   for (let j = from; j < back.length; j++) {
     const t = back[j]!;
     const mn = t.mnemonic.replace(/^(notrack|bnd)\s+/, "");
-    if (t.insn.flow === "call") return OPAQUE;
+    // A call keeps the callee-saved registers (the SysV set, a subset of Windows x64's).
+    if (t.insn.flow === "call" && !CALLEE_SAVED.has(reg)) return OPAQUE;
     if ((mn === "cdqe" || mn === "cltq") && reg === "rax") continue; // sign-extends eax in place
     const [dst, src] = operands(t.ops);
     if (dst === undefined || canonReg(dst) !== reg) continue;

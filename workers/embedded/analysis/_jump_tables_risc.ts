@@ -15,6 +15,14 @@ import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
 import type { SwitchTable } from "./_explore.ts";
 import { splitOperands } from "../arch/operands.ts";
+import {
+  calleeSaved,
+  type FrameRef,
+  frameRef,
+  isFrameBase,
+  movesBase,
+  spillsOf,
+} from "./_risc_frame.ts";
 
 /** Text of one instruction of the slice. */
 export interface RiscText {
@@ -42,6 +50,8 @@ interface Affine {
   base: boolean;
   idx?: number;
   load?: { addr: Affine; size: 1 | 2 | 4 | 8; signed: boolean; mul: number };
+  /** How many values the index can take (`and r3, r4, #127`: 128), when its width says so. */
+  cap?: number;
   bad?: true;
 }
 
@@ -66,18 +76,20 @@ function num(s: string): number | undefined {
 
 /** The mnemonic without RISC-V's compressed prefix (`c.add`) or Thumb's width suffix (`ldr.w`). */
 function bare(mnemonic: string): string {
-  return mnemonic.startsWith("c.")
-    ? mnemonic.slice(2)
-    : mnemonic.replace(/^((?:ldr|add|b|tb|mov|lsl|sub|cmp)[a-z]*)\.[nw]$/, "$1");
+  return mnemonic.startsWith("c.") ? mnemonic.slice(2) : mnemonic.replace(
+    /^((?:ldr|str|add|and|orr|ubfx|uxt|b|tb|mov|lsl|lsr|sub|cmp)[a-z]*)\.[nw]$/,
+    "$1",
+  );
 }
 
 const operands = splitOperands;
 
+/** A register operand's name, without MIPS's `$`; AArch64's `w3` is `x3` (its low half). */
 const reg = (s: string | undefined): string | undefined =>
   s === undefined
     ? undefined
     : /^\$?[a-z][a-z0-9.]*$/.test(s) && num(s) === undefined
-    ? s.replace(/^\$/, "")
+    ? s.replace(/^\$/, "").replace(/^w(\d+|zr)$/, "x$1")
     : undefined;
 
 function add(a: Affine, b: Affine): Affine {
@@ -89,6 +101,8 @@ function add(a: Affine, b: Affine): Affine {
   const out: Affine = { c: a.c + b.c, base: a.base || b.base };
   const idx = a.idx ?? b.idx;
   if (idx !== undefined) out.idx = idx;
+  const cap = a.idx !== undefined ? a.cap : b.cap;
+  if (cap !== undefined) out.cap = cap;
   const load = a.load ?? b.load;
   if (load !== undefined) out.load = load;
   return out;
@@ -107,6 +121,7 @@ function shift(v: Affine, by: number): Affine {
   if (v.base && v.c !== 0) return BAD;
   const out: Affine = { c: 0, base: false };
   if (v.idx !== undefined) out.idx = v.idx * f;
+  if (v.idx !== undefined && v.cap !== undefined && by >= 0) out.cap = v.cap;
   if (v.load !== undefined) out.load = { ...v.load, mul: v.load.mul * f };
   if (v.idx === undefined && v.load === undefined) return INDEX;
   return out;
@@ -152,11 +167,16 @@ class Slice {
   /** The value of `r` before `back[from]`. */
   value(r: string, from: number, depth = 0): Affine {
     if (this.fixed[r] !== undefined) return konst(this.fixed[r]!);
-    if (r === "zero" || r === "x0") return konst(0);
+    // RISC-V's x0 reads as zero; AArch64's x0 is an ordinary register (`xzr` is its zero).
+    if (r === "zero" || r === "xzr" || (r === "x0" && this.image.arch.startsWith("riscv"))) {
+      return konst(0);
+    }
     if (depth > 12) return BAD;
     for (let j = from; j < this.back.length; j++) {
       const t = this.back[j]!;
-      if (t.flow === "call" || t.flow === "icall") return INDEX;
+      if ((t.flow === "call" || t.flow === "icall") && !calleeSaved(this.image.arch, r)) {
+        return INDEX;
+      }
       const mn = bare(t.mnemonic);
       if (STORE.test(mn) || COMPARE.test(mn) || t.flow !== "seq") continue;
       const ops = operands(t.ops);
@@ -168,6 +188,7 @@ class Slice {
 
   #define(mn: string, ops: string[], t: RiscText, j: number, depth: number): Affine {
     const at = (s: string | undefined): Affine => {
+      if (s === "pc" && this.image.arch === "arm") return konst(this.#pc(t));
       const r = reg(s);
       if (r !== undefined) return this.value(r, j + 1, depth + 1);
       const n = s === undefined ? undefined : num(s);
@@ -205,8 +226,11 @@ class Slice {
       case "extsw":
       case "uxtb":
       case "uxth":
-      case "zext.w":
-        return num(a ?? "") !== undefined ? konst(num(a!)!) : at(a);
+      case "zext.w": {
+        const v = num(a ?? "") !== undefined ? konst(num(a!)!) : at(a);
+        // A zero-extended byte index takes 256 values at most.
+        return mn === "uxtb" && v.idx !== undefined && !v.base ? { ...v, cap: v.cap ?? 256 } : v;
+      }
       case "add":
       case "addu":
       case "daddu":
@@ -246,6 +270,22 @@ class Slice {
       case "srl":
       case "dsrl":
         return num(rhs ?? "") === undefined ? BAD : shift(at(lhs), -num(rhs!)!);
+      case "and":
+      case "ands":
+      case "andi": {
+        // Masking with 2^k - 1 leaves 2^k values, whatever was masked.
+        const m = num(rhs ?? "");
+        return m !== undefined && m > 0 && (m & (m + 1)) === 0 && m < 0x10000
+          ? { ...INDEX, cap: m + 1 }
+          : INDEX;
+      }
+      case "ubfx": {
+        const w = num(ops[3] ?? "");
+        return w !== undefined && w <= 16 ? { ...INDEX, cap: 2 ** w } : INDEX;
+      }
+      case "orr":
+        // gcc's Thumb computed goto sets the mode bit of a label's address (`orr r3, r3, #1`).
+        return this.image.arch === "arm" && num(rhs ?? "") === 1 ? at(lhs) : INDEX;
       case "rldic":
       case "rldicr":
         // rldic rA, rS, SH, MB: shift left by SH, the mask only drops the index's high bits.
@@ -255,10 +295,55 @@ class Slice {
     }
   }
 
+  /** The value of PC as the ARM instruction `t` reads it (Thumb: 4 bytes on, A32: 8). */
+  #pc(t: RiscText): number {
+    return t.address + (this.image.isThumb?.(t.address) === true ? 4 : 8);
+  }
+
+  /**
+   * The value last stored to the frame slot `ref` before `back[from]`: the register a store
+   * wrote there, unless the frame base moved or a store of another width overlapped it.
+   */
+  #slot(ref: FrameRef, size: number, from: number, depth: number): Affine | undefined {
+    for (let k = from; k < this.back.length; k++) {
+      const t = this.back[k]!;
+      const mn = bare(t.mnemonic);
+      const spills = spillsOf(mn, t.ops, reg);
+      if (spills === undefined) {
+        if (movesBase(mn, t.ops, ref.base, reg)) return undefined;
+        continue;
+      }
+      for (const s of spills) {
+        if (s.ref.base !== ref.base) continue;
+        if (s.ref.writeback || s.postIndex) return undefined;
+        if (s.ref.offset >= ref.offset + size || ref.offset >= s.ref.offset + s.size) continue;
+        if (s.ref.offset !== ref.offset || s.size !== size) return undefined;
+        return this.value(s.reg, k + 1, depth + 1);
+      }
+    }
+    return undefined;
+  }
+
   #load(mn: string, ops: string[], j: number, depth: number): Affine {
     const kind = LOADS[mn];
     if (kind === undefined) return INDEX;
     const [size, signed] = mn === "ldr" && ops[0]?.startsWith("x") ? [8 as const, false] : kind;
+    const t = this.back[j]!;
+    const ref = frameRef(ops[1]);
+    if (ref !== undefined && ops.length === 2) {
+      // An ARM literal: the word the decoder found at `[pc, #n]`.
+      if (ref.base === "pc" && t.memRef !== undefined && size === 4) {
+        const w = this.image.read(t.memRef, 4);
+        if (w === undefined) return INDEX;
+        const little = this.image.endian === "little";
+        return konst(new DataView(w.buffer, w.byteOffset, 4).getUint32(0, little));
+      }
+      // A reload from the frame: what was spilled there.
+      if (isFrameBase(this.image.arch, ref.base) && !ref.writeback) {
+        const spilled = this.#slot(ref, size, j + 1, depth);
+        if (spilled !== undefined) return spilled;
+      }
+    }
     let addr: Affine;
     const m = /^(-?(?:0x[0-9a-f]+|\d+))?\((\$?[a-z0-9]+)\)$/.exec(ops[1] ?? "");
     if (
@@ -418,7 +503,10 @@ export function resolveRisc(
     const to = base + e * mul;
     return arm ? to & ~1 : to;
   };
-  const targets = read(table, load.size, load.signed, count, toTarget);
+  // Without a range check, the index's width caps an unbounded read (a computed goto's
+  // `and r3, r4, #127`; the table itself may be shorter).
+  const cap = count === undefined ? load.addr.cap : undefined;
+  const targets = read(table, load.size, load.signed, count, toTarget)?.slice(0, cap);
   if (targets !== undefined) {
     return withInline(cache, { table, targets, bounded: count !== undefined }, load.size);
   }
@@ -462,10 +550,13 @@ export function loadsJumpRegister(jump: RiscText, back: readonly RiscText[]): bo
   if (r === undefined) return false;
   for (const t of back.slice(from)) {
     const ops = operands(t.ops);
-    if (reg(ops[0]) !== r || STORE.test(bare(t.mnemonic)) || COMPARE.test(bare(t.mnemonic))) {
+    const mn = bare(t.mnemonic);
+    if (reg(ops[0]) !== r || STORE.test(mn) || COMPARE.test(mn)) continue;
+    // Thumb's mode bit set on a loaded label address (`orr r3, r3, #1`) keeps the load.
+    if (mn === "orr" && reg(ops.length === 3 ? ops[1] : ops[0]) === r && num(ops.at(-1)!) === 1) {
       continue;
     }
-    return LOADS[bare(t.mnemonic)] !== undefined;
+    return LOADS[mn] !== undefined;
   }
   return false;
 }

@@ -10,7 +10,8 @@ import { Analysis } from "./analysis.ts";
 import { buildAnalysisData, type FunctionSeed } from "./_build.ts";
 import { CodeCache, FLOW_CODE } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
-import { explore, type ExploreContext, type Trace } from "./_explore.ts";
+import { explore, type ExploreContext, type SwitchTable, type Trace } from "./_explore.ts";
+import { claimCases } from "./_claim_cases.ts";
 import { AddrMap } from "./_addr_map.ts";
 import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
@@ -183,9 +184,11 @@ async function discover(
   await d.descend();
   await d.pacer.phase(0.5, "Following code pointers");
   await d.followPointers();
+  await d.claimCases();
   if (options.noGapScan !== true) {
     await d.pacer.phase(0.6, "Scanning gaps");
     await d.scanGaps();
+    await d.claimCases();
   }
   await d.pacer.phase(0.7, "Finding functions that do not return");
   await d.findNonReturning();
@@ -219,6 +222,8 @@ class Discovery {
   readonly ctx: ExploreContext;
   /** Functions waiting for {@link descend}. */
   readonly queue: FunctionSeed[] = [];
+  /** Every indirect jump resolved so far, by address (undefined where it was not). */
+  readonly switches = new Map<number, SwitchTable | undefined>();
   readonly codePointers: number[] = [];
   /** Extents from symbols and unwind entries, for "is this inside a known function". */
   ranges = new RangeIndex([]);
@@ -255,7 +260,7 @@ class Discovery {
       isFunctionStart: (a) => this.#starts.get(a) === 1,
       isNoReturn: (a) => this.noreturn.has(a),
       slotTarget: (slot) => this.slotTarget.get(slot),
-      resolveSwitch: memoSwitches(switchResolver(image, this.cache)),
+      resolveSwitch: memoSwitches(switchResolver(image, this.cache), this.switches),
       longBranch: longBranchResolver(image, this.cache),
       zeroRunAt: image.arch === "x86" || image.arch === "x86_64" || image.arch === "arm"
         ? (a) => zeroRunAt(this.cache, a)
@@ -530,6 +535,36 @@ class Discovery {
     for (const [i, p] of this.pointers.entries()) {
       this.tryCandidate(this.norm(p.to), "data_pointer", cov);
       if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.55, "Following pointers");
+    }
+    await this.descend();
+  }
+
+  /**
+   * After pointers and after gaps: weakly found starts that a resolved switch shows to be its
+   * cases are dropped (see {@link claimCases}); what the re-explored functions call is explored.
+   */
+  async claimCases(): Promise<void> {
+    this.pacer.check();
+    const rerun = claimCases({
+      seeds: this.seeds,
+      traces: this.traces,
+      switches: this.switches,
+      run: (s) => this.run(s),
+      drop: (start) => {
+        this.seeds.delete(start);
+        this.traces.delete(start);
+        this.#starts.set(start, 0);
+        this.#sortedStarts = undefined;
+      },
+    });
+    if (rerun.size === 0) return;
+    this.cov = undefined;
+    for (const g of rerun) {
+      for (const c of this.traces.get(g)?.calls ?? []) {
+        if (this.cache.isCode(c.to) && this.addSeed(c.to, "call")) {
+          this.queue.push(this.seeds.get(c.to)!);
+        }
+      }
     }
     await this.descend();
   }
@@ -912,8 +947,8 @@ function gotTargets(
 /** Resolve each indirect jump once: functions are explored several times. */
 function memoSwitches(
   resolve: ExploreContext["resolveSwitch"],
+  memo: Map<number, SwitchTable | undefined>,
 ): ExploreContext["resolveSwitch"] {
-  const memo = new Map<number, ReturnType<ExploreContext["resolveSwitch"]>>();
   return (ijump, before) => {
     if (memo.has(ijump.address)) return memo.get(ijump.address);
     const r = resolve(ijump, before);
