@@ -457,8 +457,11 @@ class Discovery {
     for (const t of this.traces.values()) {
       const cache = this.cache;
       for (const a of t.insns.array) c.add(a, cache.sizeOf(cache.indexAt(a)));
-      // AArch64's memRefs in code are `adrp` pages, not data.
-      if (this.image.arch !== "aarch64") { for (const d of t.dataInCode) c.add(d, word); }
+      // AArch64's memRefs in code are `adrp` pages and RISC-V's are `auipc` upper halves, not
+      // data (covering them hid whole functions behind a gap).
+      if (this.image.arch !== "aarch64" && !this.image.arch.startsWith("riscv")) {
+        for (const d of t.dataInCode) c.add(d, word);
+      }
       for (const d of t.inlineTables) c.add(d.start, d.size);
       if (this.pacer.due()) await this.pacer.tick(0.5, "Measuring coverage");
     }
