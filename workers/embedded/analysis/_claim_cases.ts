@@ -61,6 +61,9 @@ export function claimCases(st: ClaimState): Set<number> {
   /** Weak starts in `g`'s region (up to `hi`), kept sorted for range queries. */
   const weak = all.filter((a) => WEAK.has(st.seeds.get(a)!.source));
   const claim = (g: number, sw: SwitchTable) => {
+    // A table read while its entries looked like code may have run on into the next table:
+    // only a bounded one, or one its index's mask caps, says where the function's cases are.
+    if (sw.bounded === false && sw.capped !== true) return;
     const limit = limitOf(g);
     let top = -1;
     for (const to of sw.targets) {

@@ -24,6 +24,8 @@ export interface SwitchTable {
    * looked like code, so exploration keeps only the leading ones inside the function.
    */
   bounded?: boolean;
+  /** An unbounded table read no further than its index's mask allows (a computed goto's). */
+  capped?: boolean;
   /** Bytes of the table that lie inside code (ARM `tbb`/`tbh`, PowerPC): data, not instructions. */
   inlineBytes?: number;
 }

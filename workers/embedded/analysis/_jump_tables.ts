@@ -316,7 +316,9 @@ function computedGoto(
   if (t.k === "const") {
     known.push({ base, table, low: Math.min(...targets), high: Math.max(...targets) });
   }
-  return { table, targets, bounded: false };
+  return cap === Infinity
+    ? { table, targets, bounded: false }
+    : { table, targets, bounded: false, capped: true };
 }
 
 /** A computed goto resolved from the entry: its base register, table and the labels' span. */

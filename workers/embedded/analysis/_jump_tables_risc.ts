@@ -508,7 +508,9 @@ export function resolveRisc(
   const cap = count === undefined ? load.addr.cap : undefined;
   const targets = read(table, load.size, load.signed, count, toTarget)?.slice(0, cap);
   if (targets !== undefined) {
-    return withInline(cache, { table, targets, bounded: count !== undefined }, load.size);
+    const sw: SwitchTable = { table, targets, bounded: count !== undefined };
+    if (cap !== undefined) sw.capped = true;
+    return withInline(cache, sw, load.size);
   }
   // The nearest check was not this index's (a computed goto masks its index instead): read the
   // table while its entries are code and keep those inside the function.

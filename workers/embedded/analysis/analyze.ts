@@ -12,6 +12,7 @@ import { CodeCache, FLOW_CODE } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type SwitchTable, type Trace } from "./_explore.ts";
 import { claimCases } from "./_claim_cases.ts";
+import { thumbPcPointer } from "./_arm_pointers.ts";
 import { AddrMap } from "./_addr_map.ts";
 import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
@@ -188,6 +189,7 @@ async function discover(
   if (options.noGapScan !== true) {
     await d.pacer.phase(0.6, "Scanning gaps");
     await d.scanGaps();
+    await d.followCodePointers();
     await d.claimCases();
   }
   await d.pacer.phase(0.7, "Finding functions that do not return");
@@ -235,6 +237,8 @@ class Discovery {
   /** The keys of {@link seeds} (value 1; 0 once dropped), for the hot `isFunctionStart`. */
   readonly #starts = new AddrMap();
   readonly #knownRanges: { start: number; end: number }[] = [];
+  /** How many of {@link codePointers} were tried as function starts. */
+  #codePointersTried = 0;
 
   constructor(image: BinaryImage, decoder: Decoder, options: AnalyzeOptions) {
     this.image = image;
@@ -274,6 +278,8 @@ class Discovery {
         ? (address, size) => riscvPairPointer(image, address, size)
         : image.arch === "ppc64" && toc !== undefined
         ? (address) => tocPairPointer(image, toc, address)
+        : image.arch === "arm"
+        ? (address, size) => thumbPcPointer(image, this.cache, address, size)
         : undefined,
       delaySlots: image.arch === "mips" || image.arch === "mips64",
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
@@ -498,7 +504,13 @@ class Discovery {
       first.flow === "call" && first.target !== undefined && this.noreturn.has(first.target) &&
       cov.has(a - 1)
     ) overlaps = true;
+    // ARM: what the probe decoded in its own literal pool is no code of it (it ran past a call
+    // not yet known not to return), so no overlap either.
+    const pool = image.arch === "arm" && probe.dataInCode.length > 0
+      ? new Set(probe.dataInCode.flatMap((d) => [d, d + 2]))
+      : undefined;
     for (const address of insns) {
+      if (pool?.has(address) === true) continue;
       if (cov.has(address)) overlaps = true;
       // A jump into the middle of known code (not to a function's start, nor to its PowerPC64
       // local entry) marks this as that function's unreached part, e.g. a switch case behind a
@@ -525,21 +537,38 @@ class Discovery {
 
   /** Phase 3: `lea` of code addresses and immediates, then relocated or aligned data words. */
   async followPointers(): Promise<void> {
-    let cov = await this.coverage();
-    for (const [i, a] of this.codePointers.entries()) {
-      this.tryCandidate(this.norm(a), "code_pointer", cov);
-      if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.5, "Following pointers");
-    }
     // Explore what code pointers led to first: their switch tables then cover the case blocks
     // that absolute tables (non-PIE) would otherwise offer as data pointers.
-    await this.descend();
-    cov = await this.coverage();
+    await this.followCodePointers(1);
+    const cov = await this.coverage();
     this.pointers = dataPointers(this.image, this.cache, () => this.pacer.check());
     for (const [i, p] of this.pointers.entries()) {
       this.tryCandidate(this.norm(p.to), "data_pointer", cov);
       if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.55, "Following pointers");
     }
     await this.descend();
+    await this.followCodePointers();
+  }
+
+  /**
+   * Tries the code pointers not tried yet and explores what they find, for up to `rounds` rounds
+   * or until no new ones turn up: a function found through a data pointer or a gap takes addresses too (bzip2's `main`,
+   * found through `_start`'s literal, passes its signal handlers to `signal`).
+   */
+  async followCodePointers(rounds = 8): Promise<void> {
+    for (
+      let round = 0;
+      round < rounds && this.#codePointersTried < this.codePointers.length;
+      round++
+    ) {
+      const cov = await this.coverage();
+      for (; this.#codePointersTried < this.codePointers.length; this.#codePointersTried++) {
+        const i = this.#codePointersTried;
+        this.tryCandidate(this.norm(this.codePointers[i]!), "code_pointer", cov);
+        if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.5, "Following pointers");
+      }
+      await this.descend();
+    }
   }
 
   /**
@@ -873,7 +902,9 @@ function x86ImmediatePointer(
   address: number,
   size: number,
 ): number | undefined {
-  if (size < 5 || size > 7) return undefined;
+  // Position-independent code (a PIE, a shared object) has no relocations in its code: an
+  // immediate there is a number (`mov ecx, 0x4000`), never an address.
+  if (size < 5 || size > 7 || image.info.elf_type === "DYN") return undefined;
   // Most instructions fail on their first byte: test it before taking a view of the bytes.
   const b0 = cache.byteAt(address);
   if (
