@@ -147,8 +147,9 @@ compiler() {
     else
         command -v clang >/dev/null || return 0
         [ -z "$triple" ] && { echo clang; return 0; }
-        # clang reuses the cross gcc's libc and crt files.
-        command -v "$triple-gcc" >/dev/null && echo "clang --target=$triple"
+        # clang reuses the cross gcc's libc and crt files; the headers it must be told (it looks
+        # in the host's /usr/include, whose bits/ are the host's).
+        command -v "$triple-gcc" >/dev/null && echo "clang --target=$triple -isystem /usr/$triple/include"
     fi
 }
 

@@ -623,7 +623,7 @@ export function gotSlotResolver(
     return cache.decoderFor(insn.address).format(bytes, insn.address, insn);
   };
   return (insn, before) => {
-    const target = reg(operands(text(insn).opStr).pop());
+    let target = reg(operands(text(insn).opStr).pop());
     if (target === undefined) return undefined;
     let n = 0;
     for (const b of before()) {
@@ -631,6 +631,11 @@ export function gotSlotResolver(
       const t = text(b);
       const ops = operands(t.opStr);
       if (reg(ops[0]) !== target || STORE.test(t.mnemonic)) continue;
+      // gcc -O0 loads the slot into another register first: `lw v0, off($gp); move t9, v0`.
+      if (t.mnemonic === "move" && reg(ops[1]) !== undefined) {
+        target = reg(ops[1]);
+        continue;
+      }
       const m = /^(-?(?:0x[0-9a-f]+|\d+))?\(\$gp\)$/.exec(ops[1] ?? "");
       return t.mnemonic === "lw" && m !== null
         ? gp + (m[1] === undefined ? 0 : num(m[1])!)
