@@ -64,3 +64,24 @@ function reaches(cache: CodeCache, from: number, to: number): boolean {
   }
   return a === to;
 }
+
+/**
+ * Bytes of the pool entry a Thumb PC-relative instruction at `address` refers to: 8 for
+ * `ldrd rt, rt2, [pc, #n]`, `vldr dN, [pc, #n]` and an `adr` of an 8-byte aligned entry (gcc -O0
+ * loads a 64-bit constant as `adr r1, lit; ldrd r0, r1, [r1]`), else 4.
+ */
+export function thumbLiteralBytes(image: BinaryImage, address: number, size: number): number {
+  if (image.isThumb?.(address) !== true) return 4;
+  const h = halfword(image, address);
+  // ADR T1: 1010 0ddd imm8, the entry at Align(PC, 4) + imm8 * 4.
+  if (size === 2 && h !== undefined && (h & 0xf800) === 0xa000) {
+    return (((address + 4) & ~3) + (h & 0xff) * 4) % 8 === 0 ? 8 : 4;
+  }
+  if (size !== 4) return 4;
+  const h2 = halfword(image, address + 2);
+  if (h === undefined || h2 === undefined) return 4;
+  // LDRD (literal): 1110 100P U1W1 1111; VLDR Dd (literal): 1110 1101 UD01 1111, coproc 1011.
+  if ((h & 0xfe5f) === 0xe85f) return 8;
+  if ((h & 0xff3f) === 0xed1f && (h2 & 0x0f00) === 0x0b00) return 8;
+  return 4;
+}

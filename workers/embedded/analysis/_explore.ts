@@ -58,6 +58,8 @@ export interface ExploreContext {
    * adr) rather than reading it.
    */
   takesAddress(address: number, size: number): boolean;
+  /** ARM: how many bytes a PC-relative load reads (8 for `ldrd`/`vldr d`, else 4). */
+  literalBytes?: ((address: number, size: number) => number) | undefined;
   /** A code address the instruction loads as an immediate (x86 `mov r, imm32`), if any. */
   immediatePointer?: ((address: number, size: number) => number | undefined) | undefined;
   /**
@@ -286,7 +288,10 @@ function exploreWith(
         if (memRef === memRef) {
           if (cache.isCode(memRef)) {
             if (ctx.takesAddress(addr, size)) trace.codePointers.push(memRef);
-            else trace.dataInCode.push(memRef);
+            else {
+              trace.dataInCode.push(memRef);
+              if (ctx.literalBytes?.(addr, size) === 8) trace.dataInCode.push(memRef + 4);
+            }
           }
         } else if (ctx.immediatePointer) {
           const p = ctx.immediatePointer(addr, size);

@@ -12,7 +12,7 @@ import { CodeCache, FLOW_CODE } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type SwitchTable, type Trace } from "./_explore.ts";
 import { claimCases } from "./_claim_cases.ts";
-import { thumbPcPointer } from "./_arm_pointers.ts";
+import { thumbLiteralBytes, thumbPcPointer } from "./_arm_pointers.ts";
 import { AddrMap } from "./_addr_map.ts";
 import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
@@ -272,6 +272,9 @@ class Discovery {
       gotTarget: gotTargets(image, this.cache, this.slotTarget),
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (address, size) => takesAddress(image, address, size),
+      literalBytes: image.arch === "arm"
+        ? (address, size) => thumbLiteralBytes(image, address, size)
+        : undefined,
       immediatePointer: image.arch === "x86" || image.arch === "x86_64"
         ? (address, size) => x86ImmediatePointer(image, this.cache, address, size)
         : image.arch === "riscv64" || image.arch === "riscv32"
