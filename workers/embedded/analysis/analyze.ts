@@ -117,6 +117,16 @@ class Coverage {
     const o = addr - this.#ranges[i]!.start;
     return this.#maps[i]![Math.floor(o / COVERAGE_PAGE)]?.[o % COVERAGE_PAGE] === 1;
   }
+  /** A copy that marks apart from this one. */
+  clone(): Coverage {
+    const c = new Coverage(this.#ranges);
+    this.#maps.forEach((pages, i) => {
+      pages.forEach((page, p) => {
+        if (page !== undefined) c.#maps[i]![p] = page.slice();
+      });
+    });
+    return c;
+  }
 }
 
 /** Ranges known from symbols and unwind tables, for "is this inside a known function". */
@@ -223,6 +233,13 @@ class Discovery {
   /** Extents from symbols and unwind entries, for "is this inside a known function". */
   ranges = new RangeIndex([]);
   cov: Coverage | undefined;
+  /**
+   * The coverage of the traces but those in {@link #fresh}, kept up to date as traces are added
+   * (copying it beats re-marking every instruction of every trace at each gap round); undefined
+   * once a trace was replaced.
+   */
+  #covered: Coverage | undefined;
+  #fresh: Trace[] = [];
   pointers: { from: number; to: number }[] = [];
   /** Sorted starts for `nextStartAfter`, built lazily and kept current by {@link addSeed}. */
   #sortedStarts: number[] | undefined;
@@ -408,6 +425,10 @@ class Discovery {
 
   run(s: FunctionSeed): Trace {
     const t = explore(this.ctx, s.start, s.ranges, s.extra);
+    if (this.traces.has(s.start)) {
+      this.#covered = undefined;
+      this.#fresh = [];
+    } else if (this.#covered !== undefined) this.#fresh.push(t);
     this.traces.set(s.start, t);
     this.#stamps.set(s.start, { seeds: this.#seedLog.length, noreturn: this.#noreturnSeq.size });
     this.explored.mark(t.insns.array);
@@ -452,12 +473,19 @@ class Discovery {
     queue.length = 0;
   }
 
-  /** Bytes of code covered by explored instructions, rebuilt after each descent. */
+  /**
+   * Bytes of code covered by explored instructions, made again after each descent that found
+   * functions (probes mark their code in it until then).
+   */
   async coverage(): Promise<Coverage> {
     if (this.cov !== undefined) return this.cov;
-    const c = new Coverage(this.cache.ranges);
+    if (this.#covered === undefined) {
+      this.#covered = new Coverage(this.cache.ranges);
+      this.#fresh = [...this.traces.values()];
+    }
+    const c = this.#covered;
     const word = this.image.bits === 64 ? 8 : 4;
-    for (const t of this.traces.values()) {
+    for (const t of this.#fresh) {
       const cache = this.cache;
       for (const a of t.insns.array) c.add(a, cache.sizeOf(cache.indexAt(a)));
       // AArch64's memRefs in code are `adrp` pages, not data.
@@ -465,8 +493,9 @@ class Discovery {
       for (const d of t.inlineTables) c.add(d.start, d.size);
       if (this.pacer.due()) await this.pacer.tick(0.5, "Measuring coverage");
     }
-    this.cov = c;
-    return c;
+    this.#fresh = [];
+    this.cov = c.clone();
+    return this.cov;
   }
 
   /**
