@@ -5,6 +5,7 @@
 
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
+import { CfgColumnsBuilder, ColumnFunction } from "./_cfg_columns.ts";
 import { DataRefScanner, x86Kind } from "./_data_refs.ts";
 import { GrowthCollector } from "./_gc.ts";
 import type { Trace } from "./_explore.ts";
@@ -94,6 +95,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
 
   const functions: FunctionInfo[] = [];
   const xrefs = new XrefRows();
+  const cfg = new CfgColumnsBuilder();
   // x86 reads an instruction's opcode bytes for its memRef's kind: one reader, moved along.
   let at = 0;
   const byteAt = (k: number) => cache.byteAt(at + k);
@@ -211,16 +213,16 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const name = seed.name ?? importName;
     if (name !== undefined && LIBRARY.has(name)) flags.push("library");
     flags.sort((x, y) => FUNCTION_FLAGS.indexOf(x) - FUNCTION_FLAGS.indexOf(y));
-    functions.push({
-      start,
-      end,
-      name: name ?? "",
-      source: seed.source,
-      flags,
-      blocks,
-      chunks: inMain,
-      edges,
-    });
+    functions.push(
+      new ColumnFunction(cfg.columns, cfg.add(blocks, edges), {
+        start,
+        end,
+        name: name ?? "",
+        source: seed.source,
+        flags,
+        chunks: inMain,
+      }),
+    );
 
     // Cross-references, walking blocks in order so register pairs stay within a block.
     for (const e of trace.edges) {
@@ -266,6 +268,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       await pacer.tick(0.85 + 0.1 * (done / starts.length), "Building the CFG");
     }
   }
+  cfg.finish();
   for (const p of input.dataPointers) xrefs.push(p.from, p.to, XREF_CODE.offset);
   // Every instruction is in the CFG and the cross-references now.
   cache.release();
