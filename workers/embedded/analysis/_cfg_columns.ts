@@ -37,14 +37,7 @@ export interface CfgColumns {
 }
 
 /** What a function is besides its blocks and edges. */
-export interface FunctionHead {
-  start: number;
-  end: number;
-  name: string;
-  source: FunctionSource;
-  flags: FunctionFlag[];
-  chunks: Chunk[];
-}
+export type FunctionHead = Omit<FunctionInfo, "blocks" | "edges">;
 
 /** A function whose blocks and edges are rows of {@link CfgColumns}. */
 export class ColumnFunction implements FunctionInfo {
