@@ -2,7 +2,8 @@
  * Code mode: what `execute` saves. One run, printing ratios:
  *  (a) N sequential client calls vs one execute doing the same N invokes (N = 1, 10, 100), on a
  *      server per sandbox kind (`--sandbox`), every way timed round by round, interleaved, so a
- *      busy machine's drift hits each alike (goal at N = 100: invokes >= 2x faster);
+ *      busy machine's drift hits each alike (goal at N = 100: invokes >= 2x faster); at N = 100
+ *      also the CPU per call of the whole process tree (Linux);
  *  (b) sandbox start (warm process, fresh instance) and per-invoke overhead vs a direct call;
  *  (c) bytes the client receives for "summarise the ten largest functions", by single calls
  *      vs by one execute.
@@ -28,6 +29,9 @@ const KINDS = values.sandbox.split(",").filter((k) => k !== "");
 const ROUNDS = Number(values.rounds);
 const REPS = 15;
 const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
+// Client calls get a server of their own: a server that has just answered them runs the next
+// execute slower (measured: 2-4x, whichever kind it is), which would favour the other kinds.
+const callee = await startRemcp({ env });
 const servers: [string, Harness][] = [];
 for (const kind of KINDS) {
   servers.push([kind, await startRemcp({ env: { ...env, REMCP_SANDBOX: kind } })]);
@@ -44,6 +48,41 @@ async function time(f: () => Promise<unknown>, reps = REPS): Promise<number> {
   }
   return median(xs);
 }
+/**
+ * CPU time used so far by every thread of this process and its descendants (the servers, their
+ * workers and sandboxes), in ms, from Linux's per-thread schedstat; 0 elsewhere. Steadier than
+ * the wall clock on a busy machine.
+ */
+function treeCpuMs(): number {
+  if (Deno.build.os !== "linux") return 0;
+  const parent = new Map<number, number>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      parent.set(Number(entry.name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Gone already.
+    }
+  }
+  const mine = (pid: number) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === Deno.pid) return true;
+    return false;
+  };
+  let ns = 0;
+  for (const pid of parent.keys()) {
+    if (!mine(pid)) continue;
+    try {
+      for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+        const line = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`);
+        ns += Number(line.split(" ")[0]);
+      }
+    } catch {
+      // Gone already.
+    }
+  }
+  return ns / 1e6;
+}
 const bytesOf = (r: unknown) => new TextEncoder().encode(JSON.stringify(r)).length;
 const failed = (r: { isError?: unknown; content: unknown }) => {
   if (r.isError) throw new Error(JSON.stringify(r.content));
@@ -52,12 +91,12 @@ const failed = (r: { isError?: unknown; content: unknown }) => {
 try {
   // One database per server, so calls and invokes name none (each server's only one is used).
   const dbs: string[] = [];
-  for (const [, s] of servers) {
+  for (const s of [callee, ...servers.map(([, s]) => s)]) {
     const o = await ok(s.client, "open_database", { path: FILE });
     await ok(s.client, "wait_for_analysis", {});
     dbs.push(String(o.database));
   }
-  const db = dbs[0]!;
+  const db = dbs[1]!;
   const args: Record<string, unknown> = TOOL === "read_bytes" ? { address: "main", size: 16 } : {};
   const call = { name: TOOL, arguments: args };
 
@@ -74,7 +113,7 @@ try {
     const ways: [string, () => Promise<unknown>][] = [[
       "client",
       async () => {
-        for (let i = 0; i < n; i++) failed(await h.client.callTool(call) as never);
+        for (let i = 0; i < n; i++) failed(await callee.client.callTool(call) as never);
       },
     ]];
     for (const [kind, s] of servers) {
@@ -87,11 +126,18 @@ try {
         )]);
     }
     const times = new Map<string, number[]>();
+    const cpu = new Map<string, number[]>();
     for (let round = -1; round < ROUNDS; round++) {
       for (const [name, f] of ways) {
+        const c0 = treeCpuMs();
         const t0 = performance.now();
         await f();
-        if (round >= 0) times.set(name, [...times.get(name) ?? [], performance.now() - t0]);
+        const t1 = performance.now();
+        const used = treeCpuMs() - c0;
+        if (round >= 0) {
+          times.set(name, [...times.get(name) ?? [], t1 - t0]);
+          cpu.set(name, [...cpu.get(name) ?? [], used]);
+        }
       }
     }
     const client = median(times.get("client")!);
@@ -101,6 +147,14 @@ try {
         execs.map((e) => e.toFixed(2).padStart(18)).join("")
       }   ${execs.map((e) => `${(client / e).toFixed(2)}×`).join(" ")}`,
     );
+    if (n === 100 && Deno.build.os === "linux") {
+      const per = (k: string) => (median(cpu.get(k)!) / n).toFixed(3);
+      console.log(
+        `      CPU per call (every thread of this process and its children, ms): client ${
+          per("client")
+        }, ${KINDS.map((k) => `execute (${k}) ${per(k)}`).join(", ")}`,
+      );
+    }
   }
 
   const direct = await time(() => h.client.callTool(call), 200);
@@ -159,5 +213,5 @@ try {
   console.log(`    execute:      ${execBytes} bytes in 1 round trip`);
   console.log(`    ratio: ${(single / execBytes).toFixed(1)}× fewer bytes with execute`);
 } finally {
-  for (const [, s] of servers) await s.close();
+  for (const s of [callee, ...servers.map(([, s]) => s)]) await s.close();
 }
