@@ -8,7 +8,7 @@ import { resultValue, type ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
-import { listenForWorker, socketsAvailable } from "./worker_socket.ts";
+import { listenForChild, socketsAvailable } from "../child_socket.ts";
 import { type MemoryOverrun, mib, watchMemory } from "./memory_watch.ts";
 import { describeOutsideKill, oomKillCount } from "./oom_kills.ts";
 
@@ -137,7 +137,7 @@ export class WorkerProcess {
   ): Promise<WorkerProcess> {
     // Workers this program starts itself connect back over a socket; injected spawners (tests,
     // Python backends) speak over the child's pipes.
-    const socket = !opts.spawn && socketsAvailable ? await listenForWorker() : undefined;
+    const socket = !opts.spawn && socketsAvailable ? await listenForChild() : undefined;
     const spawn = opts.spawn ?? (socket ? spawnSelfOver(socket.path) : spawnSelf);
     let child: WorkerChild;
     try {
