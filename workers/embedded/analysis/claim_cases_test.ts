@@ -9,9 +9,9 @@ import type { FunctionSource } from "./types.ts";
 function trace(start: number, insns: number[], edges: InsnEdge[] = []): Trace {
   return {
     start,
-    insns: new AddrSet(insns, insns.length),
-    leaders: new AddrSet([start], 1),
-    enders: new AddrSet([], 0),
+    insns: new AddrSet(insns),
+    leaders: new AddrSet([start]),
+    enders: new AddrSet([]),
     edges,
     calls: [],
     codePointers: [],
