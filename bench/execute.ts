@@ -1,17 +1,42 @@
 /**
  * Code mode: what `execute` saves. One run, printing ratios:
- *  (a) N sequential client calls vs one execute doing the same N invokes (N = 1, 10, 100);
+ *  (a) N sequential client calls vs one execute doing the same N invokes (N = 1, 10, 100), on a
+ *      server per sandbox kind (`--sandbox`), every way timed round by round, interleaved, so a
+ *      busy machine's drift hits each alike (goal at N = 100: invokes >= 2x faster); at N = 100
+ *      also the CPU per call of the whole process tree (Linux);
  *  (b) sandbox start (warm process, fresh instance) and per-invoke overhead vs a direct call;
  *  (c) bytes the client receives for "summarise the ten largest functions", by single calls
  *      vs by one execute.
  *
- *   deno run -A bench/execute.ts [binary]
+ *   deno run -A bench/execute.ts [--tool get_database_info] [--sandbox process,thread]
+ *     [--rounds 9] [binary]
  */
-import { fixture, ok, startRemcp } from "../tests/_harness.ts";
+import { parseArgs } from "node:util";
+import { fixture, type Harness, ok, startRemcp } from "../tests/_harness.ts";
 
-const FILE = Deno.args[0] ?? fixture("elf_x86_64_gcc_O2");
+const { values, positionals } = parseArgs({
+  args: Deno.args,
+  options: {
+    tool: { type: "string", default: "get_database_info" },
+    sandbox: { type: "string", default: "process,thread" },
+    rounds: { type: "string", default: "9" },
+  },
+  allowPositionals: true,
+});
+const FILE = positionals[0] ?? fixture("elf_x86_64_gcc_O2");
+const TOOL = values.tool;
+const KINDS = values.sandbox.split(",").filter((k) => k !== "");
+const ROUNDS = Number(values.rounds);
 const REPS = 15;
-const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" } });
+const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
+// Client calls get a server of their own: a server that has just answered them runs the next
+// execute slower (measured: 2-4x, whichever kind it is), which would favour the other kinds.
+const callee = await startRemcp({ env });
+const servers: [string, Harness][] = [];
+for (const kind of KINDS) {
+  servers.push([kind, await startRemcp({ env: { ...env, REMCP_SANDBOX: kind } })]);
+}
+const h = servers[0]![1];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 async function time(f: () => Promise<unknown>, reps = REPS): Promise<number> {
   await f();
@@ -23,31 +48,113 @@ async function time(f: () => Promise<unknown>, reps = REPS): Promise<number> {
   }
   return median(xs);
 }
+/**
+ * CPU time used so far by every thread of this process and its descendants (the servers, their
+ * workers and sandboxes), in ms, from Linux's per-thread schedstat; 0 elsewhere. Steadier than
+ * the wall clock on a busy machine.
+ */
+function treeCpuMs(): number {
+  if (Deno.build.os !== "linux") return 0;
+  const parent = new Map<number, number>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      parent.set(Number(entry.name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Gone already.
+    }
+  }
+  const mine = (pid: number) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === Deno.pid) return true;
+    return false;
+  };
+  let ns = 0;
+  for (const pid of parent.keys()) {
+    if (!mine(pid)) continue;
+    try {
+      for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+        const line = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`);
+        ns += Number(line.split(" ")[0]);
+      }
+    } catch {
+      // Gone already.
+    }
+  }
+  return ns / 1e6;
+}
 const bytesOf = (r: unknown) => new TextEncoder().encode(JSON.stringify(r)).length;
+const failed = (r: { isError?: unknown; content: unknown }) => {
+  if (r.isError) throw new Error(JSON.stringify(r.content));
+};
 
 try {
-  const o = await ok(h.client, "open_database", { path: FILE });
-  await ok(h.client, "wait_for_analysis", {});
-  const db = String(o.database);
-  const call = { name: "read_bytes", arguments: { database: db, address: "main", size: 16 } };
+  // One database per server, so calls and invokes name none (each server's only one is used).
+  const dbs: string[] = [];
+  for (const s of [callee, ...servers.map(([, s]) => s)]) {
+    const o = await ok(s.client, "open_database", { path: FILE });
+    await ok(s.client, "wait_for_analysis", {});
+    dbs.push(String(o.database));
+  }
+  const db = dbs[1]!;
+  const args: Record<string, unknown> = TOOL === "read_bytes" ? { address: "main", size: 16 } : {};
+  const call = { name: TOOL, arguments: args };
 
-  console.log("(a) N calls from the client vs one execute with N invokes (median ms)");
-  console.log("    N   client calls   execute   speedup");
+  console.log(
+    `(a) N calls of ${TOOL} from a stdio client vs one execute with N invokes ` +
+      `(median of ${ROUNDS} interleaved rounds, ms)`,
+  );
+  console.log(
+    `    N   client calls ${KINDS.map((k) => `execute (${k})`.padStart(18)).join("")}   speedup`,
+  );
   for (const n of [1, 10, 100]) {
-    const client = await time(async () => {
-      for (let i = 0; i < n; i++) await h.client.callTool(call);
-    }, n === 100 ? 5 : REPS);
-    const script = `for (let i = 0; i < ${n}; i++) await invoke("read_bytes", ` +
-      `{ address: "main", size: 16 }); ${n}`;
-    const exec = await time(
-      () => h.client.callTool({ name: "execute", arguments: { database: db, code: script } }),
-      n === 100 ? 5 : REPS,
-    );
+    const code = `for (let i = 0; i < ${n}; i++) await invoke(${JSON.stringify(TOOL)}, ` +
+      `${JSON.stringify(args)}); ${n}`;
+    const ways: [string, () => Promise<unknown>][] = [[
+      "client",
+      async () => {
+        for (let i = 0; i < n; i++) failed(await callee.client.callTool(call) as never);
+      },
+    ]];
+    for (const [kind, s] of servers) {
+      ways.push([kind, async () =>
+        failed(
+          await s.client.callTool({
+            name: "execute",
+            arguments: { code },
+          }) as never,
+        )]);
+    }
+    const times = new Map<string, number[]>();
+    const cpu = new Map<string, number[]>();
+    for (let round = -1; round < ROUNDS; round++) {
+      for (const [name, f] of ways) {
+        const c0 = treeCpuMs();
+        const t0 = performance.now();
+        await f();
+        const t1 = performance.now();
+        const used = treeCpuMs() - c0;
+        if (round >= 0) {
+          times.set(name, [...times.get(name) ?? [], t1 - t0]);
+          cpu.set(name, [...cpu.get(name) ?? [], used]);
+        }
+      }
+    }
+    const client = median(times.get("client")!);
+    const execs = KINDS.map((k) => median(times.get(k)!));
     console.log(
-      `${String(n).padStart(5)} ${client.toFixed(2).padStart(14)} ${exec.toFixed(2).padStart(9)} ${
-        (client / exec).toFixed(2).padStart(8)
-      }×`,
+      `${String(n).padStart(5)} ${client.toFixed(2).padStart(14)} ${
+        execs.map((e) => e.toFixed(2).padStart(18)).join("")
+      }   ${execs.map((e) => `${(client / e).toFixed(2)}×`).join(" ")}`,
     );
+    if (n === 100 && Deno.build.os === "linux") {
+      const per = (k: string) => (median(cpu.get(k)!) / n).toFixed(3);
+      console.log(
+        `      CPU per call (every thread of this process and its children, ms): client ${
+          per("client")
+        }, ${KINDS.map((k) => `execute (${k}) ${per(k)}`).join(", ")}`,
+      );
+    }
   }
 
   const direct = await time(() => h.client.callTool(call), 200);
@@ -60,15 +167,16 @@ try {
       name: "execute",
       arguments: {
         database: db,
-        code: 'for (let i = 0; i < 100; i++) await invoke("read_bytes", ' +
-          '{ address: "main", size: 16 }); 1',
+        code: `for (let i = 0; i < 100; i++) await invoke(${JSON.stringify(TOOL)}, ` +
+          `${JSON.stringify(args)}); 1`,
       },
     }), 10);
   // The cost of one invoke, measured inside one script: no client hop per call.
   const routed = (hundred - empty) / 100;
   console.log("\n(b) sandbox and invoke costs (median ms)");
-  console.log(`    direct client call of read_bytes:            ${direct.toFixed(3)}`);
-  console.log(`    execute("1") (fresh QuickJS instance, warm process): ${empty.toFixed(3)}`);
+  console.log(`    (sandbox: ${KINDS[0]})`);
+  console.log(`    direct client call of ${TOOL}:            ${direct.toFixed(3)}`);
+  console.log(`    execute("1") (fresh QuickJS instance, warm sandbox): ${empty.toFixed(3)}`);
   console.log(`    per invoke inside execute (100 invokes):     ${routed.toFixed(3)}`);
   console.log(
     `    per-invoke overhead vs a direct client call: ${(routed - direct).toFixed(3)} ` +
@@ -105,5 +213,5 @@ try {
   console.log(`    execute:      ${execBytes} bytes in 1 round trip`);
   console.log(`    ratio: ${(single / execBytes).toFixed(1)}× fewer bytes with execute`);
 } finally {
-  await h.close();
+  for (const s of [callee, ...servers.map(([, s]) => s)]) await s.close();
 }

@@ -9,7 +9,7 @@
  * - relay over pipes: this process ↔ a relay over its stdio ↔ an echo over the relay's pipes to
  *   the echo's stdio (the supervisor ↔ worker hop before workers connected over a socket);
  * - relay over a socket: the same, the echo connected to the relay over a Unix socket and read and
- *   written directly (the hop as it is now, `src/supervisor/worker_socket.ts`).
+ *   written directly (the hop as it is now, `src/child_socket.ts`).
  *
  * The relay parses and re-serializes each line both ways, as the supervisor does; the echo answers
  * a 4 KB line, the size of a `get_database_info` result. Prints medians per round trip and the CPU

@@ -25,7 +25,7 @@ export async function main(args: string[]): Promise<number> {
     }
     case "sandbox": {
       const { sandboxMain } = await import("./sandbox/sandbox_main.ts");
-      await sandboxMain();
+      await sandboxMain(cmd.rest);
       return 0;
     }
     case "stdio": {

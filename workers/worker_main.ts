@@ -48,7 +48,7 @@ export async function serveWorker(
       options: { type: "string", default: "{}" },
       "database-id": { type: "string" },
       standby: { type: "boolean" },
-      // The supervisor's Unix socket to serve on instead of stdio (src/supervisor/worker_socket.ts).
+      // The supervisor's Unix socket to serve on instead of stdio (src/child_socket.ts).
       connect: { type: "string" },
     },
     allowPositionals: true,

@@ -4,6 +4,7 @@
  * only: the child is killed after the per-function budget, and a new one goes on with the rest.
  */
 import { fileURLToPath } from "node:url";
+import { WORKER_V8_FLAGS } from "../../src/supervisor/worker_process.ts";
 
 /** One function's outcome. */
 export interface Decompiled {
@@ -42,14 +43,42 @@ interface ChildLine {
   error?: string;
 }
 
+/**
+ * The V8 flags a worker of the checkout holding `child` runs with: this checkout's
+ * {@link WORKER_V8_FLAGS}; another checkout's (a `--baseline`) as its worker_process.ts declares
+ * them, none where it declares none (before they existed).
+ */
+function workerFlags(child: string): readonly string[] {
+  if (child === CHILD) return WORKER_V8_FLAGS;
+  try {
+    const root = fileURLToPath(new URL("../../", `file://${child}`));
+    const text = Deno.readTextFileSync(`${root}src/supervisor/worker_process.ts`);
+    const list = /WORKER_V8_FLAGS[^=]*=\s*\[([^\]]*)\]/.exec(text)?.[1] ?? "";
+    return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+  } catch {
+    return [];
+  }
+}
+
+/** The child runs as a worker process does: with the worker's V8 flags. */
 function spawnChild(
   binary: string,
   stateDir: string,
   what: string,
   child = CHILD,
 ): Deno.ChildProcess {
+  const flags = workerFlags(child);
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", child, binary, stateDir, what],
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      ...(flags.length > 0 ? [`--v8-flags=${flags.join(",")}`] : []),
+      child,
+      binary,
+      stateDir,
+      what,
+    ],
     stdout: "piped",
     stderr: "piped",
     stdin: "null",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readLines } from "./lines.ts";
+import { batchLines, readLines } from "./lines.ts";
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -38,4 +38,31 @@ Deno.test("readLines() reads a 15 MiB line sent in 64 KiB chunks, and the lines 
   const lengths: number[] = [];
   for await (const line of readLines(stream)) lengths.push(line.length);
   assert.deepEqual(lengths, [count * 64 * 1024, 4]);
+});
+
+Deno.test("readLines() reads a connection through one reused buffer", async () => {
+  const chunks = ["é\n{", '"a":1}\n', "tail"].map((c) => new TextEncoder().encode(c));
+  const conn = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      const next = chunks.shift();
+      if (!next) return Promise.resolve(null);
+      buffer.set(next);
+      return Promise.resolve(next.length);
+    },
+  };
+  const lines: string[] = [];
+  for await (const line of readLines(conn)) lines.push(line);
+  assert.deepEqual(lines, ["é", '{"a":1}', "tail"]);
+});
+
+Deno.test("batchLines() sends the lines of one synchronous burst together, in order", async () => {
+  const sent: string[] = [];
+  const send = batchLines((lines) => sent.push(lines));
+  send("a");
+  send("b");
+  assert.deepEqual(sent, []);
+  await Promise.resolve();
+  send("c");
+  await Promise.resolve();
+  assert.deepEqual(sent, ["a\nb", "c"]);
 });

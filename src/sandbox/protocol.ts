@@ -1,7 +1,8 @@
 /**
- * The line protocol between the sandbox pool (parent) and a `remcp sandbox` process (child).
+ * The line protocol between the sandbox pool (parent) and a sandbox (child): a `remcp sandbox`
+ * process over its socket (or its stdin and stdout), or a sandbox thread over `postMessage`.
  *
- * Each message is one JSON object on one line; the child's stdout carries nothing else (its
+ * Each message is one JSON object on one line; the channel carries nothing else (the child's
  * diagnostics go to stderr). One run at a time per child; the pool provides parallelism.
  *
  * ```

@@ -3,6 +3,7 @@
  * `Deno.Command`) or in a thread (sandbox_thread.ts). Either carries the line protocol of
  * protocol.ts.
  */
+import { listenForChild, socketsAvailable } from "../child_socket.ts";
 import { selfCommand } from "../self_command.ts";
 import { readLines } from "./lines.ts";
 
@@ -34,8 +35,17 @@ export interface SandboxChild {
 /** Bytes of stderr kept per child. */
 const STDERR_TAIL_BYTES = 8 * 1024;
 
-/** Starts `remcp sandbox` with piped stdio; stderr is kept in a small ring buffer. */
+/**
+ * Starts `remcp sandbox`. It talks over a Unix socket it connects to before it drops its
+ * permissions (child_socket.ts: the process's stdin would be read through a blocking thread, two
+ * thread hand-offs per message); Windows keeps the pipes. stderr is kept in a small ring buffer.
+ */
 export function spawnSandboxChild(): SandboxChild {
+  return socketsAvailable ? spawnOverSocket() : spawnOverPipes();
+}
+
+/** The child speaking the protocol on its stdin and stdout. */
+function spawnOverPipes(): SandboxChild {
   const { command, args } = selfCommand("sandbox");
   const process = new Deno.Command(command, {
     args,
@@ -58,28 +68,105 @@ export function spawnSandboxChild(): SandboxChild {
   return {
     kind: "process",
     listen(onLine) {
-      (async () => {
-        try {
-          for await (const line of readLines(process.stdout)) onLine(line);
-        } catch {
-          // The pipe broke with the process; its exit status tells the rest.
-        }
-      })().finally(() => pumped.resolve());
+      pump(readLines(process.stdout), onLine).finally(() => pumped.resolve());
     },
     write(lines) {
       if (alive) writer.write(encoder.encode(lines + "\n")).catch(() => {});
     },
     exited,
-    kill() {
-      if (!alive) return;
-      try {
-        process.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    },
+    kill: () => killChild(process),
     stderrTail: () => tail.text(),
   };
+}
+
+/**
+ * The child speaking the protocol over a socket of its own: its stdin and stdout are unused. The
+ * socket is made and the process started asynchronously; writes before it connects wait, in order.
+ */
+function spawnOverSocket(): SandboxChild {
+  const encoder = new TextEncoder();
+  const tail = new StderrTail(STDERR_TAIL_BYTES);
+  let process: Deno.ChildProcess | undefined;
+  let stderrDone: Promise<void> = Promise.resolve();
+  let killed = false;
+  let alive = true;
+  /** Why the child could not be started, when it could not. */
+  let failure = "";
+  const connected = (async () => {
+    const socket = await listenForChild();
+    try {
+      if (killed) throw new Error("it was killed before it started");
+      const { command, args } = selfCommand("sandbox", ["--connect", socket.path]);
+      const child = new Deno.Command(command, {
+        args,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      process = child;
+      stderrDone = tail.drain(child.stderr);
+      if (killed) killChild(child);
+      return await socket.accept(child.status);
+    } finally {
+      socket.close();
+    }
+  })();
+  // A failed start is reported through `exited`.
+  connected.catch(() => {});
+  let writes = connected.then(() => {});
+  const pumped = Promise.withResolvers<void>();
+  const exited = connected.then(
+    () => process!.status,
+    async (err: unknown): Promise<Deno.CommandStatus> => {
+      if (!killed) failure = err instanceof Error ? err.message : String(err);
+      if (process) return await process.status;
+      return { success: false, code: 1, signal: killed ? "SIGKILL" : null };
+    },
+  ).then(async (status) => {
+    alive = false;
+    await Promise.all([stderrDone, pumped.promise, writes.catch(() => {})]);
+    connected.then((conn) => conn.close(), () => {});
+    return { code: status.signal ? null : status.code, signal: status.signal };
+  });
+  return {
+    kind: "process",
+    listen(onLine) {
+      connected.then((conn) => pump(readLines(conn), onLine), () => {})
+        .finally(() => pumped.resolve());
+    },
+    write(lines) {
+      if (!alive) return;
+      const bytes = encoder.encode(lines + "\n");
+      writes = writes.then(async () => {
+        const conn = await connected;
+        for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+      }).catch(() => {});
+    },
+    exited,
+    kill() {
+      killed = true;
+      if (process) killChild(process);
+    },
+    stderrTail: () => [failure, tail.text()].filter((t) => t !== "").join("; "),
+  };
+}
+
+/** Hands each line to `onLine` until the lines end or the connection breaks with the process. */
+async function pump(lines: AsyncIterable<string>, onLine: (line: string) => void): Promise<void> {
+  try {
+    for await (const line of lines) onLine(line);
+  } catch {
+    // The pipe or socket broke with the process; its exit status tells the rest.
+  }
+}
+
+/** SIGKILL, harmless once the process is gone. */
+function killChild(process: Deno.ChildProcess): void {
+  try {
+    process.kill("SIGKILL");
+  } catch {
+    // Already gone.
+  }
 }
 
 /** Keeps the last `max` bytes of a stream. */

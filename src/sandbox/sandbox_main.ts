@@ -1,13 +1,17 @@
 /**
- * The sandbox process (`remcp sandbox`): runs `execute` scripts in QuickJS for a parent
- * {@link SandboxPool}, speaking the line protocol of protocol.ts on stdin/stdout.
+ * The sandbox process (`remcp sandbox [--connect PATH]`): runs `execute` scripts in QuickJS for a
+ * parent {@link SandboxPool}, speaking the line protocol of protocol.ts over the parent's Unix
+ * socket at PATH, or on stdin/stdout without one.
  *
- * Start-up order matters: the engine (and every module it loads lazily) is loaded first, then
- * every Deno permission is revoked, and only then is `ready` sent and a script run. The process is
- * started with `-A`; a script that escaped QuickJS would still find no file, network, environment,
- * subprocess or FFI access.
+ * Start-up order matters: the socket is connected and the engine (and every module it loads
+ * lazily) loaded first, then every Deno permission is revoked, and only then is `ready` sent and a
+ * script run. The process is started with `-A`; a script that escaped QuickJS would still find no
+ * file, network, environment, subprocess or FFI access, and no way to open another connection:
+ * the one socket it holds leads to the parent, which reads protocol lines from it as it would from
+ * the process's stdout.
  */
-import { readLines } from "./lines.ts";
+import { parseArgs } from "node:util";
+import { batchLines, readLines } from "./lines.ts";
 import { SandboxSession } from "./sandbox_session.ts";
 
 /**
@@ -28,21 +32,46 @@ const DROPPED_PERMISSIONS: readonly Deno.PermissionDescriptor[] = [
   IMPORT_PERMISSION,
 ];
 
-/** Runs the sandbox process until stdin closes. */
-export async function sandboxMain(): Promise<void> {
+/** Runs the sandbox process until the parent's socket (or stdin) closes. */
+export async function sandboxMain(args: readonly string[] = []): Promise<void> {
   keepStdoutForProtocol();
-  const writeLine = stdoutLines();
   const started = performance.now();
+  const link = await parentLink(args);
   const { SandboxEngine } = await import("./quickjs.ts");
   const engine = await SandboxEngine.load();
   dropPermissions();
-  const session = new SandboxSession(engine, writeLine);
-  writeLine(JSON.stringify({ type: "ready", pid: Deno.pid, loadMs: performance.now() - started }));
-  for await (const line of readLines(Deno.stdin.readable)) session.receive(line);
+  const session = new SandboxSession(engine, link.writeLine);
+  link.writeLine(
+    JSON.stringify({ type: "ready", pid: Deno.pid, loadMs: performance.now() - started }),
+  );
+  for await (const line of link.lines) session.receive(line);
+}
+
+/** How the process talks to its parent: the lines it receives, and how it sends one. */
+interface ParentLink {
+  lines: AsyncIterable<string>;
+  writeLine: (line: string) => void;
+}
+
+/**
+ * Connects to the parent's socket (`--connect PATH`), or uses stdin and stdout. Call it before
+ * {@link dropPermissions}: connecting needs permissions, and nothing can connect afterwards.
+ */
+export async function parentLink(args: readonly string[]): Promise<ParentLink> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { connect: { type: "string" } },
+    strict: true,
+  });
+  if (values.connect === undefined) {
+    return { lines: readLines(Deno.stdin.readable), writeLine: stdoutLines() };
+  }
+  const conn = await Deno.connect({ transport: "unix", path: values.connect });
+  return { lines: readLines(conn), writeLine: connLines(conn) };
 }
 
 /** Revokes every permission, and refuses to go on if one is still granted. */
-function dropPermissions(): void {
+export function dropPermissions(): void {
   for (const descriptor of DROPPED_PERMISSIONS) {
     Deno.permissions.revokeSync(descriptor);
     if (Deno.permissions.querySync(descriptor).state === "granted") {
@@ -59,22 +88,27 @@ function keepStdoutForProtocol(): void {
   console.debug = toStderr;
 }
 
-/**
- * A writer of protocol lines to stdout. Lines are queued and written in one go once the current
- * synchronous work (often a QuickJS slice that issued many invokes) is over, so the script's CPU
- * time does not pay for system calls and a `Promise.all` of invokes costs one write.
- */
+/** A writer of protocol lines to stdout, a burst at a time (see batchLines). */
 function stdoutLines(): (line: string) => void {
   const encoder = new TextEncoder();
-  const outbox: string[] = [];
-  const flush = () => {
-    const bytes = encoder.encode(outbox.join("\n") + "\n");
-    outbox.length = 0;
+  return batchLines((lines) => {
+    const bytes = encoder.encode(lines + "\n");
     let written = 0;
     while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
-  };
-  return (line) => {
-    outbox.push(line);
-    if (outbox.length === 1) queueMicrotask(flush);
-  };
+  });
+}
+
+/**
+ * A writer of protocol lines to the parent's socket, a burst at a time. Writes are chained, so
+ * lines leave in order; a broken socket means the parent is gone, and reading ends this process.
+ */
+function connLines(conn: Deno.Conn): (line: string) => void {
+  const encoder = new TextEncoder();
+  let chain = Promise.resolve();
+  return batchLines((lines) => {
+    const bytes = encoder.encode(lines + "\n");
+    chain = chain.then(async () => {
+      for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+    }).catch(() => {});
+  });
 }

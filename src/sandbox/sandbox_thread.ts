@@ -61,8 +61,11 @@ export function spawnSandboxThread(): SandboxChild {
   };
   worker.onmessage = (event: MessageEvent<unknown>) => {
     if (!alive || typeof event.data !== "string") return;
-    if (onLine) onLine(event.data);
-    else early.push(event.data);
+    // One message carries the lines of one burst (batchLines); JSON lines hold no raw newline.
+    for (const line of event.data.split("\n")) {
+      if (onLine) onLine(line);
+      else early.push(line);
+    }
   };
   worker.onerror = (event: ErrorEvent) => {
     event.preventDefault();

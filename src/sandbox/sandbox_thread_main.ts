@@ -1,12 +1,14 @@
 /**
  * The body of a sandbox thread: a Web Worker the supervisor starts with no Deno permissions at
- * all (sandbox_thread.ts), whose entry module (src/main.ts) loads this one. It runs `execute` scripts in QuickJS and speaking the line protocol of
- * protocol.ts through `postMessage`, one string of newline-joined lines per message.
+ * all (sandbox_thread.ts), whose entry module (src/main.ts) loads this one. It runs `execute`
+ * scripts in QuickJS, speaking the line protocol of protocol.ts through `postMessage`, one string
+ * of newline-joined lines per message (a burst at a time, as the process writes them).
  *
  * The thread shares the supervisor's process but not its heap: its only way out is the message
  * channel, and the guest's only way into that is `invoke`. A runaway guest is WebAssembly, which
  * `Worker.terminate()` stops between any two instructions.
  */
+import { batchLines } from "./lines.ts";
 import { SandboxEngine } from "./quickjs.ts";
 import { SandboxSession } from "./sandbox_session.ts";
 
@@ -25,7 +27,7 @@ console.info = toStderr;
 console.debug = toStderr;
 
 const engine = await SandboxEngine.load();
-const session = new SandboxSession(engine, (line) => scope.postMessage(line));
+const session = new SandboxSession(engine, batchLines((lines) => scope.postMessage(lines)));
 scope.onmessage = (event) => {
   if (typeof event.data !== "string") return;
   for (const line of event.data.split("\n")) session.receive(line);

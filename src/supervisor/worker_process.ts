@@ -8,7 +8,7 @@ import { resultValue, type ToolResult } from "../protocol/results.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
-import { listenForWorker, socketsAvailable } from "./worker_socket.ts";
+import { listenForChild, socketsAvailable } from "../child_socket.ts";
 import { type MemoryOverrun, mib, watchMemory } from "./memory_watch.ts";
 import { describeOutsideKill, oomKillCount } from "./oom_kills.ts";
 
@@ -25,6 +25,28 @@ export interface WorkerChild {
 /** How to start a worker: the production spawner runs `remcp worker …` with Deno.Command. */
 export type Spawner = (args: string[], env: Record<string, string>) => WorkerChild;
 
+/**
+ * V8 flags of a worker process. `--max-opt=2`: the JIT's top tier is Maglev, not TurboFan. A
+ * worker's hot code (analysis, the decompiler's passes) is large and its object shapes vary, so
+ * TurboFan kept compiling and recompiling it on background threads for the first hundreds of
+ * functions a worker decompiled: a third of the worker's CPU time at decompiling, and its code
+ * was no faster there than Maglev's (bench/ghidra_side_by_side.ts, README: speed).
+ */
+export const WORKER_V8_FLAGS: readonly string[] = ["--max-opt=2"];
+
+/**
+ * A worker's environment: `env` with {@link WORKER_V8_FLAGS} in `DENO_V8_FLAGS`, before any
+ * flags the user set there (a later flag wins: the user's still do).
+ */
+export function workerEnv(
+  env: Record<string, string>,
+  inherited: string | undefined = Deno.env.get("DENO_V8_FLAGS"),
+): Record<string, string> {
+  const user = env.DENO_V8_FLAGS ?? inherited;
+  const flags = [...WORKER_V8_FLAGS, ...(user ? [user] : [])].join(",");
+  return { ...env, DENO_V8_FLAGS: flags };
+}
+
 /** The default spawner: this same program in worker mode. */
 export const spawnSelf: Spawner = (args, env) => {
   const cmd = selfCommand("worker", args);
@@ -33,7 +55,7 @@ export const spawnSelf: Spawner = (args, env) => {
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    env,
+    env: workerEnv(env),
   }).spawn();
 };
 
@@ -46,7 +68,7 @@ function spawnSelfOver(path: string): Spawner {
       stdin: "null",
       stdout: "null",
       stderr: "piped",
-      env,
+      env: workerEnv(env),
     }).spawn();
   };
 }
@@ -115,7 +137,7 @@ export class WorkerProcess {
   ): Promise<WorkerProcess> {
     // Workers this program starts itself connect back over a socket; injected spawners (tests,
     // Python backends) speak over the child's pipes.
-    const socket = !opts.spawn && socketsAvailable ? await listenForWorker() : undefined;
+    const socket = !opts.spawn && socketsAvailable ? await listenForChild() : undefined;
     const spawn = opts.spawn ?? (socket ? spawnSelfOver(socket.path) : spawnSelf);
     let child: WorkerChild;
     try {

@@ -9,7 +9,7 @@ import type { CodeView } from "./code.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import type { FunctionInfo } from "./analysis/types.ts";
 import type { DecompilerCache } from "./decompiler/service.ts";
-import type { Prototype } from "./decompiler/abi/prototype.ts";
+import type { BuiltinPrototypes } from "./decompiler/abi/prototypes.ts";
 
 /** What the embedded tools read from. */
 export interface EmbeddedDb {
@@ -38,8 +38,8 @@ export interface EmbeddedDb {
   defaultName?: (address: number) => string | undefined;
   /** Decompiled functions, by start (created on the first decompile_function). */
   decompiler?: DecompilerCache;
-  /** The built-in prototype table, parsed on first use. */
-  prototypes?: Map<string, Prototype>;
+  /** The built-in prototype table, made on first use (each entry parsed when first read). */
+  prototypes?: BuiltinPrototypes;
 }
 
 /** Returns the loaded database or throws Busy. */

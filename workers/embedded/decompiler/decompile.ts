@@ -31,6 +31,7 @@ import {
 } from "./ir.ts";
 import { normalize, reversePostOrder, toSsa } from "./ssa.ts";
 import {
+  type CalleeInfo,
   type CallFacts,
   dropStackMarker,
   prepareCalls,
@@ -244,32 +245,48 @@ export function decompile(input: DecompileInput): Decompiled {
     }
     return undefined;
   };
+  // What is known of each constant callee, made once: the passes ask at every call site, and
+  // several times per site (arguments, return value, stack arguments).
+  const known = new Map<string, CalleeInfo | undefined>();
+  const calleeOf = (target: Expr): CalleeInfo | undefined => {
+    const key = target.k === "const"
+      ? `c${target.value}`
+      : target.k === "load" && target.addr.k === "const"
+      ? `l${target.addr.value}`
+      : undefined;
+    if (key === undefined) return calleeFacts(target);
+    if (known.has(key)) return known.get(key);
+    const info = calleeFacts(target);
+    known.set(key, info);
+    return info;
+  };
+  const calleeFacts = (target: Expr): CalleeInfo | undefined => {
+    const p = protoOf(target);
+    if (!p) {
+      const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
+      return s
+        ? {
+          args: s.params,
+          floatArgs: s.floatParams ?? 0,
+          returns: s.returns,
+          floatReturn: s.floatReturn ?? false,
+          ...(s.indirectResult ? { indirectResult: true } : {}),
+        }
+        : undefined;
+    }
+    const floats = p.params.filter((x) => isFloatType(x.type)).length;
+    return {
+      args: p.params.length - floats,
+      floatArgs: floats,
+      floatReturn: isFloatType(p.ret),
+      variadic: p.variadic,
+      returns: !isVoid(p.ret),
+      ...(p.format !== undefined ? { format: p.format } : {}),
+    };
+  };
   const facts: CallFacts = {
     self: input.fn.start,
-    callee: (target) => {
-      const p = protoOf(target);
-      if (!p) {
-        const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
-        return s
-          ? {
-            args: s.params,
-            floatArgs: s.floatParams ?? 0,
-            returns: s.returns,
-            floatReturn: s.floatReturn ?? false,
-            ...(s.indirectResult ? { indirectResult: true } : {}),
-          }
-          : undefined;
-      }
-      const floats = p.params.filter((x) => isFloatType(x.type)).length;
-      return {
-        args: p.params.length - floats,
-        floatArgs: floats,
-        floatReturn: isFloatType(p.ret),
-        variadic: p.variadic,
-        returns: !isVoid(p.ret),
-        ...(p.format !== undefined ? { format: p.format } : {}),
-      };
-    },
+    callee: calleeOf,
     formatArgs: (address) => {
       const s = input.stringAt?.(address);
       return s === undefined ? undefined : formatArguments(s);
@@ -293,9 +310,13 @@ export function decompile(input: DecompileInput): Decompiled {
   const framed = recoverFrame(ir);
   ir = propagation(framed.fn, "frame");
   stage("frame");
-  ir = switchValues(ir);
-  ir = narrow(ir);
-  ir = floatRet ? narrowFloatReturns(ir) : narrowReturns(ir);
+  // A callee's summary reads parameter and return registers, not their widths: narrowing (and
+  // the switch index) only change widths and values.
+  if (!input.signatureOnly) {
+    ir = switchValues(ir);
+    ir = narrow(ir);
+    ir = floatRet ? narrowFloatReturns(ir) : narrowReturns(ir);
+  }
   const self = input.prototypeAt?.(input.fn.start);
   let params = parameters(ir, cc);
   let returns = [...ir.blocks.values()].some((b) => b.term.k === "ret" && b.term.value);

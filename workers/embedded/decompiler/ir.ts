@@ -194,6 +194,8 @@ export function sameVar(a: Var, b: Var): boolean {
  */
 const regKeys = new Map<string, string[]>();
 const tmpKeys: string[] = [];
+/** Slot keys by offset, then by size (-O0 code keeps every local in a slot). */
+const slotKeys = new Map<number, string[]>();
 
 /** A stable key of a variable (register with version, temp, slot). */
 export function varKey(v: Var): string {
@@ -210,7 +212,11 @@ export function varKey(v: Var): string {
     if (!Number.isInteger(id) || id < 0 || id > 1 << 20) return `t${id}`;
     return tmpKeys[id] ??= `t${id}`;
   }
-  return `s${v.offset}:${v.size}`;
+  const { offset, size } = v;
+  if (!Number.isInteger(size) || size < 0 || size > 1 << 10) return `s${offset}:${size}`;
+  let bySize = slotKeys.get(offset);
+  if (!bySize) slotKeys.set(offset, bySize = []);
+  return bySize[size] ??= `s${offset}:${size}`;
 }
 
 /** Signed value of a constant. */

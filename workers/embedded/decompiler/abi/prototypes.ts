@@ -213,16 +213,45 @@ void *__iob_func(void); void *__acrt_iob_func(unsigned int index); int _onexit(v
 int __stdio_common_vfprintf(uint64_t options, void *stream, const char *format, void *locale, void *arglist);
 `;
 
-/** Built-in prototypes by function name. */
-export function builtinPrototypes(): Map<string, Prototype> {
-  const out = new Map<string, Prototype>();
+/** The built-in prototypes by function name; each declaration is parsed when first asked for. */
+export interface BuiltinPrototypes {
+  get(name: string): Prototype | undefined;
+  has(name: string): boolean;
+}
+
+/**
+ * Built-in prototypes by function name. Parsing all of them took a few milliseconds of a fresh
+ * worker's first decompilation, for the handful of names a function calls: the table is an index
+ * of the declarations' texts by name, parsed one by one on first use.
+ */
+export function builtinPrototypes(): BuiltinPrototypes {
+  const texts = new Map<string, string>();
   for (const text of (LIBC + WIN32).split(";")) {
     const t = text.trim();
     if (t === "") continue;
-    const p = parsePrototype(t);
-    out.set(p.name, p);
+    // The name is the identifier before the parameter list's parenthesis (the declarations are
+    // plain: no function-pointer return types, no attributes).
+    const name = /([A-Za-z_]\w*)\s*\(/.exec(t)?.[1];
+    if (name !== undefined) texts.set(name, t);
   }
-  return out;
+  const parsed = new Map<string, Prototype>();
+  return {
+    get(name) {
+      const done = parsed.get(name);
+      if (done) return done;
+      const text = texts.get(name);
+      if (text === undefined) return undefined;
+      const p = parsePrototype(text);
+      parsed.set(name, p);
+      return p;
+    },
+    has: (name) => texts.has(name),
+  };
+}
+
+/** Every built-in declaration's text (the table's test parses them all). */
+export function builtinDeclarations(): string[] {
+  return (LIBC + WIN32).split(";").map((t) => t.trim()).filter((t) => t !== "");
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   termReads,
   varKey,
 } from "../ir.ts";
-import { countUses } from "./uses.ts";
+import { countUses, type Uses } from "./uses.ts";
 import { isFloatResult } from "../float.ts";
 import { stackOffset } from "./stack.ts";
 
@@ -275,10 +275,11 @@ export function trimCalls(
     const int = returnShape(
       fn,
       defs,
+      uses,
       rets.map((b) => (b.term as { value?: Expr }).value),
       returned(false),
     );
-    const float = returnShape(fn, defs, rets.map(floatRet), returned(true));
+    const float = returnShape(fn, defs, uses, rets.map(floatRet), returned(true));
     // Entry values and other calls' leftovers in the float register are no return value.
     returnsFloat = float.sets > 0 &&
       (!intSet || int.sets === 0 || (float.dedicated && !int.dedicated) ||
@@ -319,10 +320,10 @@ export function trimCalls(
 function returnShape(
   fn: IrFunction,
   defs: Map<string, Def>,
+  uses: Uses,
   values: (Expr | undefined)[],
   returnedBy: (target: Expr) => boolean,
 ): { dedicated: boolean; arithmetic: boolean; sets: number } {
-  const uses = countUses(fn);
   const phiArgs = new Map<string, Expr[]>();
   for (const b of fn.blocks.values()) for (const p of b.phis) phiArgs.set(varKey(p.dst), p.args);
   // The phis that merge return values; a read by one of them (or by a return) is benign, a read
