@@ -10,14 +10,16 @@
  * - coverage on real binaries (/bin/ls, python3, and with `--corpus DIR` the programs
  *   bench/corpus.sh built from Debian sources): bench/lifted_share.ts's measurement.
  *
- *   deno run -A bench/decompile.ts [--cc gcc,clang,aarch64-gcc,aarch64-clang] [--opt O0,O2] [--trials 100]
+ *   deno run -A bench/decompile.ts [--cc gcc,clang,i386-gcc,i386-clang,aarch64-gcc,aarch64-clang] [--opt O0,O2] [--trials 100]
  *     [--only f1,f2] [--no-coverage] [--coverage-only] [--coverage-max N] [--corpus DIR]
  *     [--identity] [--keep DIR] [--json FILE]
  *     [--show NAME] [--ghidra PATH/decomp_opt [--sleigh-home DIR]] [--tier simplified|last-resort]
  *
- * `--cc` takes compiler labels: gcc and clang build for the host (x86-64); aarch64-gcc and
- * aarch64-clang build for AArch64 with Debian's cross toolchain and run the driver under
- * qemu-user (`apt-get install gcc-aarch64-linux-gnu qemu-user`).
+ * `--cc` takes compiler labels: gcc and clang build for the host (x86-64); i386-gcc and
+ * i386-clang for x86-32 with `-m32` (`apt-get install lib32gcc-12-dev libc6-dev-i386 qemu-user`:
+ * not gcc-multilib, which Debian makes conflict with the cross compilers), the driver run under
+ * qemu-i386; aarch64-gcc and aarch64-clang build for AArch64 with Debian's cross toolchain and run
+ * the driver under qemu-user (`apt-get install gcc-aarch64-linux-gnu qemu-user`).
  *
  * `--tier` makes the engine answer every function with that tier alone (it sets
  * REMCP_DEBUG_DECOMPILER_TIER for the engine's processes): the differential run of the tiers a

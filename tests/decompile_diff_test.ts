@@ -3,8 +3,8 @@
  * (bench/decompile.ts runs all of it, with gcc and clang at -O0 and -O2): the committed fixture
  * (corpus built with gcc -O0, stripped) is opened through the real client, each function is
  * decompiled with decompile_function, its pseudo-C recompiled with gcc and run against the
- * original on random inputs; the same for the AArch64 fixture (built with Debian's cross gcc),
- * whose driver runs under qemu-user. Needs gcc (and for AArch64 aarch64-linux-gnu-gcc and
+ * original on random inputs; the same for the x86-32 fixture (gcc -m32) and the AArch64 one
+ * (built with Debian's cross gcc), whose drivers run under qemu-user. Needs gcc (and for AArch64 aarch64-linux-gnu-gcc and
  * qemu-aarch64) for the recompile step; each part is skipped, saying so, without them.
  */
 import assert from "node:assert/strict";
@@ -58,6 +58,19 @@ const SUBSET = [
  */
 const MIN_EQUIVALENT = 1;
 
+/**
+ * Where a label's fixture reached less when last measured: x86-32 (gcc -m32 -O0) 23 of 28 — a
+ * 64-bit result in edx:eax is not recognised (sum_i32, my_strlen), libgcc's 64-bit division
+ * helpers are called as unnamed functions the recompiled code cannot link (gcd_u64), and two
+ * crash (sum_squares, sw_dense).
+ */
+const LABEL_MIN: Record<string, number> = { "i386-gcc": 23 / 28 };
+
+/** Why the AArch64 tests skip. */
+const AARCH64_MISSING = "aarch64-linux-gnu-gcc or qemu-aarch64 is missing (apt-get install " +
+  "gcc-aarch64-linux-gnu qemu-user): the AArch64 pseudo-C is recompiled with the one and run " +
+  "under the other";
+
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
 /**
@@ -67,11 +80,11 @@ const e2e = { sanitizeOps: false, sanitizeResources: false };
 const TIER_SUBSET = SUBSET.filter((_, i) => i % 2 === 0);
 
 /**
- * What each forced tier reached on TIER_SUBSET when this was last measured with gcc: the
- * simplified tier (with none of its optional passes) all of them; the last resort 12 of 14 (it
- * passes no floating-point arguments or return values: poly_eval and d2f).
+ * What each forced tier reached on TIER_SUBSET when this was last measured with gcc: all of them,
+ * the simplified tier (with none of its optional passes) and the last resort (12 of 14 before it
+ * passed floating-point arguments and return values in the float registers: poly_eval and d2f).
  */
-const TIER_MIN: Record<ForcedTier, number> = { "simplified": 1, "last-resort": 12 / 14 };
+const TIER_MIN: Record<ForcedTier, number> = { "simplified": 1, "last-resort": 1 };
 
 /**
  * Runs the subset of fixture `label` through the real client; asserts the equivalent share
@@ -89,7 +102,7 @@ async function differential(
   }
   const dir = await Deno.makeTempDir({ prefix: "remcp_decompile_diff_" });
   const h = await startRemcp(tier ? { env: { [TIER_ENV]: tier } } : {});
-  const min = tier ? TIER_MIN[tier] : MIN_EQUIVALENT;
+  const min = tier ? TIER_MIN[tier] : LABEL_MIN[label] ?? MIN_EQUIVALENT;
   try {
     await ok(h.client, "open_database", { path: fixtureBinary(label) });
     await ok(h.client, "wait_for_analysis", { timeout: 300 });
@@ -158,12 +171,35 @@ for (const tier of ["simplified", "last-resort"] as const) {
 }
 
 Deno.test({
+  name: "decompile_function on x86-32: recompiled pseudo-C behaves as the originals under qemu",
+  ...e2e,
+  fn: () =>
+    differential(
+      "i386-gcc",
+      "gcc -m32's libraries or qemu-i386 are missing (apt-get install lib32gcc-12-dev " +
+        "libc6-dev-i386 qemu-user): the x86-32 pseudo-C is recompiled with gcc -m32 and run " +
+        "under qemu-i386",
+    ),
+});
+
+Deno.test({
   name: "decompile_function on AArch64: recompiled pseudo-C behaves as the originals under qemu",
   ...e2e,
   fn: () =>
     differential(
       "aarch64-gcc",
-      "aarch64-linux-gnu-gcc or qemu-aarch64 is missing (apt-get install gcc-aarch64-linux-gnu " +
-        "qemu-user): the AArch64 pseudo-C is recompiled with the one and run under the other",
+      AARCH64_MISSING,
+    ),
+});
+
+Deno.test({
+  name: "decompile_function on AArch64, last-resort tier forced: pseudo-C behaves as the originals",
+  ...e2e,
+  fn: () =>
+    differential(
+      "aarch64-gcc",
+      AARCH64_MISSING,
+      TIER_SUBSET,
+      "last-resort",
     ),
 });

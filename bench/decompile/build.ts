@@ -57,7 +57,7 @@ export async function sh(
 /** True when the compiler of label `cc` runs (and, for a cross ISA, what runs its programs). */
 export async function haveCompiler(cc: string): Promise<boolean> {
   const t = toolchain(cc);
-  for (const cmd of [t.cc[0]!, t.gcc, ...t.needs]) {
+  for (const cmd of [t.cc[0]!, t.gcc[0]!, ...t.needs]) {
     if (!(await sh(cmd, ["--version"])).ok) return false;
   }
   return true;

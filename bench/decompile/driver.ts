@@ -166,6 +166,7 @@ function declarations(sig: Signature): string {
 
 const PRELUDE = String.raw`#define _GNU_SOURCE
 #include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -248,15 +249,15 @@ static int first_diff(const unsigned char *a, const unsigned char *b, size_t n) 
 static void map_binary(const char *path) {
   int fd = open(path, O_RDONLY);
   if (fd < 0) { perror(path); return; }
-  Elf64_Ehdr eh;
+  ElfW(Ehdr) eh;
   if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) { close(fd); return; }
   for (int i = 0; i < eh.e_phnum; i++) {
-    Elf64_Phdr ph;
+    ElfW(Phdr) ph;
     if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (ssize_t)sizeof ph) break;
     if (ph.p_type != PT_LOAD) continue;
     uint64_t page = ph.p_vaddr & ~4095ull;
     uint64_t size = ((ph.p_vaddr + ph.p_memsz + 4095) & ~4095ull) - page;
-    void *m = mmap((void *)page, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    void *m = mmap((void *)(uintptr_t)page, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (m == MAP_FAILED) { fprintf(stderr, "cannot map segment at 0x%llx\n", (unsigned long long)page); continue; }
     if (pread(fd, (void *)ph.p_vaddr, ph.p_filesz, (off_t)ph.p_offset) < 0) perror("pread");
   }

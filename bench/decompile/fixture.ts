@@ -11,6 +11,7 @@ import { loadCorpus } from "./signatures.ts";
 /** Fixture file names by compiler label. */
 export const FIXTURES: Record<string, string> = {
   gcc: "diff_gcc_O0",
+  "i386-gcc": "diff_i386_gcc_O0",
   "aarch64-gcc": "diff_aarch64_gcc_O0",
 };
 

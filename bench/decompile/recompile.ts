@@ -70,7 +70,7 @@ export function prepareSource(
 export async function compileDecompiled(
   dir: string,
   names: readonly string[],
-  opts: { batch?: number; jobs?: number; gcc?: string } = {},
+  opts: { batch?: number; jobs?: number; gcc?: string[] } = {},
 ): Promise<Map<string, string>> {
   const failed = new Map<string, string>();
   const batch = opts.batch ?? 40;
@@ -79,7 +79,8 @@ export async function compileDecompiled(
   const worker = async () => {
     for (let b = batches.shift(); b; b = batches.shift()) {
       for (const n of b) await Deno.remove(`${dir}/${n}.o`).catch(() => {});
-      const r = await sh(opts.gcc ?? "gcc", [...RECOMPILE_FLAGS, "-c", ...b.map((n) => `${n}.c`)], {
+      const [gcc, ...pre] = opts.gcc ?? ["gcc"];
+      const r = await sh(gcc!, [...pre, ...RECOMPILE_FLAGS, "-c", ...b.map((n) => `${n}.c`)], {
         cwd: dir,
         timeoutMs: 300_000,
       });
@@ -110,7 +111,7 @@ export async function linkDriver(
   corpusObjects: readonly string[],
   decObjects: ReadonlyMap<string, string>,
   makeDriver: (names: readonly string[]) => string,
-  gcc = "gcc",
+  gcc: readonly string[] = ["gcc"],
 ): Promise<{ exe: string | undefined; linked: string[]; failures: LinkFailures }> {
   const failures: LinkFailures = new Map();
   let names = [...decObjects.keys()];
@@ -119,7 +120,8 @@ export async function linkDriver(
     const driverC = `${dir}/driver.c`;
     await Deno.writeTextFile(driverC, makeDriver(names));
     const objs = names.map((n) => decObjects.get(n)!);
-    const r = await sh(gcc, [
+    const r = await sh(gcc[0]!, [
+      ...gcc.slice(1),
       "-O1",
       "-w",
       "-no-pie",

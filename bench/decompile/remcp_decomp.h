@@ -30,7 +30,16 @@
 #define __asm_prefetcht2(...) ((void)0)
 #define __asm_prefetchnta(...) ((void)0)
 
+#ifdef __SIZEOF_INT128__
 typedef unsigned __int128 remcp_u128;
+#else
+/* x86-32 (-m32) has no 128-bit integer: the 128-bit SSE and AArch64 vector intrinsics are left
+   out (code that keeps one does not recompile, and the harness says so); the scalar SSE ones
+   below take and give the register's low 8 bytes. */
+typedef uint64_t remcp_u128;
+#define REMCP_NO_INT128 1
+#endif
+#ifndef REMCP_NO_INT128
 typedef int8_t remcp_v16i8 __attribute__((vector_size(16)));
 typedef uint8_t remcp_v16u8 __attribute__((vector_size(16)));
 typedef int16_t remcp_v8i16 __attribute__((vector_size(16)));
@@ -182,6 +191,8 @@ static inline uint32_t __pmovmskb(remcp_u128 a_) {
   return m;
 }
 
+#endif /* REMCP_NO_INT128 */
+
 /* Scalar double and float: the low lane computes, the destination's upper lanes stay. */
 static inline double remcp_d(remcp_u128 x) {
   uint64_t b = (uint64_t)x;
@@ -299,6 +310,8 @@ static inline uint32_t __float_bits(float f) { uint32_t b; memcpy(&b, &f, 4); re
 #define __popcnt(x) __builtin_popcountll((uint64_t)(x))
 
 /* The AArch64 lifter's intrinsics. */
+#ifndef REMCP_NO_INT128
 #include "remcp_decomp_aarch64.h"
+#endif
 
 #endif

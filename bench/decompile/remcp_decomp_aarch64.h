@@ -468,4 +468,44 @@ REMCP_MLAL(umlal, umull, 8h) REMCP_MLAL(umlal, umull, 4s) REMCP_MLAL(umlal, umul
 REMCP_MLAL(smlal2, smull2, 8h) REMCP_MLAL(smlal2, smull2, 4s) REMCP_MLAL(smlal2, smull2, 2d)
 REMCP_MLAL(umlal2, umull2, 8h) REMCP_MLAL(umlal2, umull2, 4s) REMCP_MLAL(umlal2, umull2, 2d)
 
+/* ld3/ld4 and st3/st4, one register (one stored vector) at a time: __ld3_ARR(j, m0, m1, m2) is
+   register j of ld3 from the vectors m0..m2 at consecutive addresses (elements j, j+3, j+6, …
+   of their concatenation), __st3_ARR(j, r0, r1, r2) the j-th vector st3 stores (elements of
+   r0, r1, r2 interleaved). */
+static inline remcp_vec remcp_ldn(const remcp_vec *m, int regs, int j, int lane, int total) {
+  int k = total / lane;
+  remcp_vec r = 0;
+  for (int i = 0; i < k; i++) r = remcp_put(r, lane, i, remcp_get(m[(regs * i + j) / k], lane, (regs * i + j) % k));
+  return r;
+}
+static inline remcp_vec remcp_stn(const remcp_vec *v, int regs, int j, int lane, int total) {
+  int k = total / lane;
+  remcp_vec r = 0;
+  for (int i = 0; i < k; i++) r = remcp_put(r, lane, i, remcp_get(v[(j * k + i) % regs], lane, (j * k + i) / regs));
+  return r;
+}
+#define REMCP_LANE_8b 1
+#define REMCP_LANE_16b 1
+#define REMCP_LANE_4h 2
+#define REMCP_LANE_8h 2
+#define REMCP_LANE_2s 4
+#define REMCP_LANE_4s 4
+#define REMCP_LANE_2d 8
+#define REMCP_TOTAL_8b 8
+#define REMCP_TOTAL_16b 16
+#define REMCP_TOTAL_4h 8
+#define REMCP_TOTAL_8h 16
+#define REMCP_TOTAL_2s 8
+#define REMCP_TOTAL_4s 16
+#define REMCP_TOTAL_2d 16
+#define REMCP_XN(kind, arr, regs, j, ...) \
+  remcp_##kind((const remcp_vec[]){__VA_ARGS__}, regs, (int)(j), REMCP_LANE_##arr, REMCP_TOTAL_##arr)
+#define REMCP_XN_ALL(arr) \
+  static inline remcp_vec __ld3_##arr(int j, remcp_vec a, remcp_vec b, remcp_vec c) { return REMCP_XN(ldn, arr, 3, j, a, b, c); } \
+  static inline remcp_vec __ld4_##arr(int j, remcp_vec a, remcp_vec b, remcp_vec c, remcp_vec d) { return REMCP_XN(ldn, arr, 4, j, a, b, c, d); } \
+  static inline remcp_vec __st3_##arr(int j, remcp_vec a, remcp_vec b, remcp_vec c) { return REMCP_XN(stn, arr, 3, j, a, b, c); } \
+  static inline remcp_vec __st4_##arr(int j, remcp_vec a, remcp_vec b, remcp_vec c, remcp_vec d) { return REMCP_XN(stn, arr, 4, j, a, b, c, d); }
+REMCP_XN_ALL(8b) REMCP_XN_ALL(16b) REMCP_XN_ALL(4h) REMCP_XN_ALL(8h)
+REMCP_XN_ALL(2s) REMCP_XN_ALL(4s) REMCP_XN_ALL(2d)
+
 #endif

@@ -37,9 +37,28 @@ CORPUS uint32_t sum_as_unsigned(const int16_t *a, int32_t n) {
   for (int32_t i = 0; i < n; i++) s += (uint16_t)a[i];
   return s;
 }
-CORPUS int64_t mul_hi_signed(int64_t a, int64_t b) { return (int64_t)(((__int128)a * b) >> 64); }
+/* x86-32 has no __int128: the high half from 32-bit halves there (the same values). */
+CORPUS int64_t mul_hi_signed(int64_t a, int64_t b) {
+#ifdef __SIZEOF_INT128__
+  return (int64_t)(((__int128)a * b) >> 64);
+#else
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  uint64_t ll = (ua & 0xffffffffu) * (ub & 0xffffffffu), lh = (ua & 0xffffffffu) * (ub >> 32);
+  uint64_t hl = (ua >> 32) * (ub & 0xffffffffu), hh = (ua >> 32) * (ub >> 32);
+  uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+  uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+  return (int64_t)(hi - (a < 0 ? ub : 0) - (b < 0 ? ua : 0));
+#endif
+}
 CORPUS uint64_t mul_hi_unsigned(uint64_t a, uint64_t b) {
+#ifdef __SIZEOF_INT128__
   return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#else
+  uint64_t ll = (a & 0xffffffffu) * (b & 0xffffffffu), lh = (a & 0xffffffffu) * (b >> 32);
+  uint64_t hl = (a >> 32) * (b & 0xffffffffu), hh = (a >> 32) * (b >> 32);
+  uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+  return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
 }
 CORPUS bool add_overflows(int32_t a, int32_t b) {
   int64_t s = (int64_t)a + b;

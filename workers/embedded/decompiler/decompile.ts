@@ -48,7 +48,7 @@ import { narrow } from "./passes/narrow.ts";
 import { countUses } from "./passes/uses.ts";
 import type { Graph, Stmt as SStmt, Terminator } from "./structure/types.ts";
 import { gotoOnly, structure } from "./structure/structure.ts";
-import { formatArguments, isVoid, type Prototype } from "./abi/prototype.ts";
+import { formatArguments, isFloatType, isVoid, type Prototype } from "./abi/prototype.ts";
 import { inferTypes } from "./types.ts";
 
 /** What decompiling one function needs. */
@@ -618,11 +618,6 @@ function prototypeParams(self: Prototype, cc: CallingConvention, fn: IrFunction)
     out.push({ k: "reg", name, size, ver: 0 });
   });
   return out;
-}
-
-/** Whether a C type is floating point. */
-function isFloatType(t: string): boolean {
-  return /^(float|double|long double)$/.test(t.trim());
 }
 
 /** Size of the (float) return values: all of them are of one size after narrowing. */

@@ -17,13 +17,16 @@
 
 import type { Built } from "./build.ts";
 import { defaultConvention } from "./abi/conventions.ts";
-import { isVoid, type Prototype } from "./abi/prototype.ts";
+import type { CallingConvention } from "./abi/conventions.ts";
+import { isFloatType, isVoid, type Prototype } from "./abi/prototype.ts";
 import { caseIndex, type Decompiled, type DecompileInput, toGraph } from "./decompile.ts";
 import {
   type Expr,
   forEachChild,
   type IrBlock,
+  type IrFunction,
   mapChildren,
+  predecessors,
   type Reg,
   type Stmt,
   stmtDefs,
@@ -49,6 +52,9 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
   let ir = normalize(built.fn);
   const ptr = ir.arch.ptr;
   const reg = (name: string): Reg => ({ k: "reg", name, size: ptr });
+  const named = namedRegisters(ir);
+  const floats = floatRegisters(cc, named);
+  const freg = (name: string): Reg => ({ k: "reg", name, size: FLOAT_REG });
   const protoOf = (target: Expr): Prototype | undefined => {
     const at = target.k === "const"
       ? target.value
@@ -57,34 +63,64 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
       : undefined;
     return at === undefined ? undefined : input.prototypeAt?.(Number(at));
   };
-  // How many integer argument registers a callee takes: its declaration, its summary if one was
-  // made already, else all of the convention's (extra arguments are harmless in these ABIs).
-  const argCount = (target: Expr): number => {
-    const p = protoOf(target);
-    if (p && !p.variadic) return p.params.length;
-    const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
-    return s ? s.params : cc.args.length;
-  };
   const self = input.prototypeAt?.(input.fn.start);
-  const returns = self ? !isVoid(self.ret) : true;
+  const selfSummary = self ? undefined : input.summaryAt?.(input.fn.start);
+  const isSelf = (target: Expr) => target.k === "const" && Number(target.value) === input.fn.start;
+  // What a callee takes and gives: its declaration, its summary if one was made already, else
+  // all of the convention's argument registers (extra arguments are harmless in these ABIs) and
+  // an integer result.
+  const calleeOf = (target: Expr): { args: number; floats: number; float?: boolean } => {
+    const p = protoOf(target);
+    if (p) {
+      const nf = p.params.filter((x) => isFloatType(x.type)).length;
+      return p.variadic
+        ? { args: cc.args.length, floats: floats.args.length }
+        : { args: p.params.length - nf, floats: nf, float: isFloatType(p.ret) };
+    }
+    const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
+    if (s) return { args: s.params, floats: s.floatParams ?? 0, float: s.floatReturn === true };
+    return { args: cc.args.length, floats: floats.args.length };
+  };
+  const returns = self ? !isVoid(self.ret) : selfSummary ? selfSummary.returns : true;
+  // Whether the function returns its value in the float register: its declaration or summary,
+  // else the register the paths to its returns wrote last.
+  const floatReturn = floats.ret !== undefined && returns &&
+    (self
+      ? isFloatType(self.ret)
+      : selfSummary
+      ? selfSummary.floatReturn === true
+      : returnsFloat(ir, cc.ret, floats.ret, (t) => isSelf(t) ? undefined : calleeOf(t).float));
+  const callee = (target: Expr) =>
+    isSelf(target) && !self && !selfSummary
+      ? { args: cc.args.length, floats: floats.args.length, float: floatReturn }
+      : calleeOf(target);
+  const argsOf = (target: Expr): Expr[] => {
+    const c = callee(target);
+    return [
+      ...cc.args.slice(0, c.args).map(reg),
+      ...floats.args.slice(0, c.floats).map(freg),
+    ];
+  };
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of ir.blocks) {
     const stmts = b.stmts.map((s): Stmt =>
       s.k === "call"
         ? {
           ...s,
-          args: cc.args.slice(0, argCount(s.target)).map(reg),
-          defs: [reg(cc.ret)],
+          args: argsOf(s.target),
+          defs: [callee(s.target).float && floats.ret ? freg(floats.ret) : reg(cc.ret)],
         }
         : s
     );
     let term = b.term;
-    if (term.k === "ret" && returns) term = { ...term, value: reg(cc.ret) };
+    if (term.k === "ret" && returns) {
+      term = { ...term, value: floatReturn ? freg(floats.ret!) : reg(cc.ret) };
+    }
     if (term.k === "tail") {
       term = {
         ...term,
-        args: cc.args.slice(0, argCount(term.target)).map(reg),
-        ...(returns ? { value: reg(cc.ret) } : {}),
+        args: argsOf(term.target),
+        ...(returns ? { value: floatReturn ? freg(floats.ret!) : reg(cc.ret) } : {}),
       };
     }
     if (term.k === "switch") term = switchTerm(b, term);
@@ -127,10 +163,26 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
   }
   const types = new Map<string, CType>();
   for (const [name, size] of widest) types.set(name, uintType(size));
+  // The float argument and return registers are doubles: a double variable passes and returns
+  // its 8 bytes unchanged (a float lives in the low 4), and the printer casts their bits where
+  // integer operations read or write them.
+  for (const name of [...floats.args, ...(floats.ret ? [floats.ret] : [])]) {
+    if (widest.get(name) === FLOAT_REG) types.set(name, { size: FLOAT_REG, kind: "float" });
+  }
   const read = (name: string) => widest.has(name);
   const last = cc.args.reduce((n, r, i) => read(r) ? i + 1 : n, 0);
-  const count = self ? Math.min(self.params.length, cc.args.length) : last;
-  const params: Var[] = cc.args.slice(0, count).map(reg);
+  const selfFloats = self?.params.filter((p) => isFloatType(p.type)).length;
+  const count = self
+    ? Math.min(self.params.length - (selfFloats ?? 0), cc.args.length)
+    : selfSummary
+    ? Math.min(selfSummary.params, cc.args.length)
+    : last;
+  const floatCount = selfFloats ?? selfSummary?.floatParams ??
+    floats.args.reduce((n, r, i) => named.read.has(r) ? i + 1 : n, 0);
+  const params: Var[] = [
+    ...cc.args.slice(0, count).map(reg),
+    ...floats.args.slice(0, floatCount).map(freg),
+  ];
   const structured = gotoOnly(
     toGraph(ir),
     (id) => (ir.blocks.get(id)?.stmts.length ?? 0) === 0,
@@ -143,6 +195,7 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
     types,
     params,
     returns,
+    ...(floatReturn ? { floatReturn: FLOAT_REG } : {}),
     ...(self ? { prototype: self } : {}),
     instructions: built.instructions,
     unlifted: built.unlifted,
@@ -152,6 +205,93 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
     degraded: `${why}; ${LAST_RESORT_NOTE}`,
     lastResort: true,
   };
+}
+
+/** Bytes of a float argument register in the IR (the low half of an xmm or v register). */
+const FLOAT_REG = 8;
+
+/** The registers the lifted function reads (`read`) and writes (`written`). */
+function namedRegisters(fn: IrFunction): { read: Set<string>; written: Set<string> } {
+  const read = new Set<string>();
+  const written = new Set<string>();
+  const visit = (e: Expr): void => {
+    if (e.k === "reg") read.add(e.name);
+    forEachChild(e, visit);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) {
+      stmtReads(s, visit);
+      for (const d of stmtDefs(s)) if (d.k === "reg") written.add(d.name);
+    }
+    termReads(b.term, visit);
+  }
+  return { read, written };
+}
+
+/**
+ * The float argument registers calls may pass (those up to the last one the function names: a
+ * register it never touches carries nothing of its own) and the float return register, when the
+ * convention passes floats in 8-byte register halves by kind (System V, AAPCS64). Microsoft x64
+ * shares positions between the kinds and x86-32 returns in the x87 stack: neither is handled.
+ */
+function floatRegisters(
+  cc: CallingConvention,
+  named: { read: Set<string>; written: Set<string> },
+): { args: string[]; ret?: string } {
+  const all = cc.floatArgs ?? [];
+  if (cc.positional || cc.floatRet === undefined || !all.includes(cc.floatRet)) return { args: [] };
+  const has = (r: string) => named.read.has(r) || named.written.has(r);
+  const last = all.reduce((n, r, i) => has(r) ? i + 1 : n, 0);
+  return { args: all.slice(0, last), ret: cc.floatRet };
+}
+
+/** Blocks searched back from a return for the register written last. */
+const RETURN_SEARCH = 16;
+
+/**
+ * Whether the function returns its value in `floatRet` rather than `ret`: of the two, the one
+ * written last on the way to each return (back through the return's block and single
+ * predecessors, a bounded walk). A call writes the float register when `floatResult` of its
+ * target says so, the integer one when it says not; a call of unknown result ends the walk
+ * undecided. More returns must decide for the float register than for the integer one.
+ */
+function returnsFloat(
+  fn: IrFunction,
+  ret: string,
+  floatRet: string,
+  floatResult: (target: Expr) => boolean | undefined,
+): boolean {
+  const preds = predecessors(fn);
+  let float = 0;
+  let int = 0;
+  const lastWrite = (b: IrBlock): "float" | "int" | "unknown" | undefined => {
+    for (let i = b.stmts.length - 1; i >= 0; i--) {
+      const s = b.stmts[i]!;
+      if (s.k === "call") {
+        const r = floatResult(s.target);
+        return r === undefined ? "unknown" : r ? "float" : "int";
+      }
+      for (const d of stmtDefs(s)) {
+        if (d.k !== "reg") continue;
+        if (d.name === floatRet) return "float";
+        if (d.name === ret) return "int";
+      }
+    }
+    return undefined;
+  };
+  for (const b of fn.blocks.values()) {
+    if (b.term.k !== "ret") continue;
+    let at: IrBlock | undefined = b;
+    for (let step = 0; at && step < RETURN_SEARCH; step++) {
+      const w = lastWrite(at);
+      if (w === "float") float++;
+      if (w === "int") int++;
+      if (w !== undefined) break;
+      const p: number[] = preds.get(at.start) ?? [];
+      at = p.length === 1 ? fn.blocks.get(p[0]!) : undefined;
+    }
+  }
+  return float > int;
 }
 
 type SwitchTerm = Extract<IrBlock["term"], { k: "switch" }>;

@@ -77,6 +77,27 @@ export function render(
     kinds.set(varKey(p), "param");
   });
   let counter = 0;
+  // Machine registers named as temporaries are (AArch64's v0-v31): those names are skipped.
+  const taken = new Set<string>();
+  if (machine) {
+    const see = (e: Expr) => {
+      if (e.k === "reg") taken.add(e.name);
+      forEachChild(e, see);
+    };
+    for (const b of ir.blocks.values()) {
+      for (const s of b.stmts) {
+        for (const v of stmtDefs(s)) if (v.k === "reg") taken.add(v.name);
+        stmtReads(s, see);
+      }
+      termReads(b.term, see);
+    }
+    for (const p of d.params) if (p.k === "reg") taken.add(p.name);
+  }
+  const nextName = (): string => {
+    let name = `v${++counter}`;
+    while (taken.has(name)) name = `v${++counter}`;
+    return name;
+  };
   const seen = new Map<string, Var>();
   const note = (v: Var) => {
     const k = varKey(v);
@@ -93,7 +114,7 @@ export function render(
       defaults.set(k, `in_${v.name}`);
       kinds.set(k, "param");
     } else {
-      defaults.set(k, `v${++counter}`);
+      defaults.set(k, nextName());
       kinds.set(k, "local");
     }
   };

@@ -89,6 +89,11 @@ export function isVoid(type: string): boolean {
   return type.trim() === "void";
 }
 
+/** Whether a C type is floating point. */
+export function isFloatType(type: string): boolean {
+  return /^(float|double|long double)$/.test(type.trim());
+}
+
 /** Number of arguments a printf- or scanf-style format string consumes. */
 export function formatArguments(format: string): number {
   let n = 0;

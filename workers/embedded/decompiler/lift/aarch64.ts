@@ -310,7 +310,7 @@ export class Aarch64Lifter {
       this.#setLane(o0, fit(value, o0.unit, false));
       return undefined;
     }
-    const list = /^(ld|st)([12])$/.exec(m);
+    const list = /^(ld|st)([1-4])$/.exec(m);
     if (list && o0?.k === "other") return this.#vectorList(list[1] === "ld", Number(list[2]), ops);
     if (dst === undefined && !/^(st|cm|tst|fcm|ccm|fccm|svc)/.test(m)) return false;
 
@@ -747,13 +747,16 @@ export class Aarch64Lifter {
   /**
    * `ld1`/`st1` of one to four whole registers (consecutive in memory) and `ld2`/`st2` of two
    * (interleaved: `ld2 {v0.4s, v1.4s}` loads even elements into v0 and odd ones into v1, which
-   * is `uzp1`/`uzp2` of the two consecutive vectors; `st2` stores `zip1`/`zip2`).
+   * is `uzp1`/`uzp2` of the two consecutive vectors; `st2` stores `zip1`/`zip2`). `ld3`/`ld4`
+   * (`st3`/`st4`) of three or four: register j of `ld3` is `__ld3_<arr>(j, m0, m1, m2)` of the
+   * three vectors at consecutive addresses (every third element from the j-th), the j-th vector
+   * `st3` stores is `__st3_<arr>(j, r0, r1, r2)`.
    */
   #vectorList(load: boolean, n: number, ops: A64Operand[]): undefined | false {
     const [list, mem, post] = ops;
     if (list?.k !== "other" || mem?.k !== "mem") return false;
     const regs = /^\{(.*)\}$/.exec(list.text)?.[1]?.split(",").map((r) => r.trim().toLowerCase());
-    if (!regs || regs.length === 0 || regs.length > 4 || (n === 2 && regs.length !== 2)) {
+    if (!regs || regs.length === 0 || regs.length > 4 || (n > 1 && regs.length !== n)) {
       return false;
     }
     const arrs = regs.map((r) => /^v\d+\.(\d+[bhsd])$/.exec(r)?.[1]);
@@ -768,6 +771,12 @@ export class Aarch64Lifter {
       args: [a, b],
       size: bytes,
     });
+    const interleave = (name: string, j: number, of: Expr[]): Expr => ({
+      k: "intr",
+      name: `__${name}_${arr}`,
+      args: [constant(j, 1), ...of],
+      size: bytes,
+    });
     if (load) {
       const values = regs.map((_, i) => this.#tmp({ k: "load", addr: at(i), size: bytes }));
       this.#writeback(mem, addr, post);
@@ -776,13 +785,18 @@ export class Aarch64Lifter {
         values[0] = this.#tmp(pair("uzp1", a, b));
         values[1] = this.#tmp(pair("uzp2", a, b));
       }
-      regs.forEach((r, i) => this.writeReg(r, values[i]!));
+      const out = n > 2 ? values.map((_, j) => this.#tmp(interleave(`ld${n}`, j, values))) : values;
+      regs.forEach((r, i) => this.writeReg(r, out[i]!));
       return undefined;
     }
     let values = regs.map((r) => this.#tmp(this.readReg(r)));
     if (n === 2) {
       const [a, b] = values as [Tmp, Tmp];
       values = [this.#tmp(pair("zip1", a, b)), this.#tmp(pair("zip2", a, b))];
+    }
+    if (n > 2) {
+      const regsValues = values;
+      values = regsValues.map((_, j) => this.#tmp(interleave(`st${n}`, j, regsValues)));
     }
     values.forEach((v, i) => {
       this.#out.push({ k: "store", addr: at(i), value: v, size: bytes, at: this.#at });

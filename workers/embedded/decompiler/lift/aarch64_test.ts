@@ -506,3 +506,24 @@ Deno.test("Aarch64Lifter loads and stores vector lists, ld2/st2 as uzp/zip of wh
   assertEquals(x(s, 1), 0x210n);
   assertEquals([s.vars.get("v4"), s.vars.get("v4_hi"), s.vars.get("v5")], [1n, 2n, 3n]);
 });
+
+Deno.test("Aarch64Lifter lifts ld3/st4 as one de-interleaving intrinsic per register", async () => {
+  // ld3 {v0.4s, v1.4s, v2.4s}, [x0]; st4 {v4.16b, v5.16b, v6.16b, v7.16b}, [x1], #64
+  const { stmts, lifted, count } = await lift("0048404c24009f4c");
+  assertEquals(lifted, count);
+  const s = stateOf({
+    x0: 0x100,
+    x1: 0x200,
+    ...Object.fromEntries([4, 5, 6, 7].flatMap((i) => [[`v${i}`, i], [`v${i}_hi`, 0]])),
+  });
+  for (let i = 0; i < 6; i++) writeMem(s, 0x100 + 8 * i, 8, BigInt(i + 1));
+  run(s, stmts);
+  const names = s.effects.map((e) => e.name);
+  assertEquals(names, [...Array(3).fill("__ld3_4s"), ...Array(4).fill("__st4_16b")]);
+  // Register j of ld3 from the three 16-byte vectors at x0, x0+16, x0+32, in memory order.
+  const m = (i: number) => BigInt(2 * i + 1) | BigInt(2 * i + 2) << 64n;
+  s.effects.slice(0, 3).forEach((e, j) => assertEquals(e.args, [BigInt(j), m(0), m(1), m(2)]));
+  // Vector j of st4 from the four registers, in register order; post-index writeback.
+  s.effects.slice(3).forEach((e, j) => assertEquals(e.args, [BigInt(j), 4n, 5n, 6n, 7n]));
+  assertEquals(x(s, 1), 0x240n);
+});
