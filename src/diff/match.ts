@@ -11,6 +11,7 @@ import { groupBy, type Match, MatchState } from "./match_state.ts";
 import { FuzzyRound } from "./fuzzy.ts";
 import { bestMutual } from "./mutual.ts";
 import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
+import { CALL_ORDER_DEFAULTS, callOrderRound } from "./call_order.ts";
 import { identical, similarity } from "./similarity.ts";
 
 export type { Match } from "./match_state.ts";
@@ -269,6 +270,17 @@ export function* matchSteps(
     if (s.matches.length === before) break;
     yield* propagate();
     yield* structure();
+  }
+
+  // Last, and on its own: pairs found by call order alone are not spread further. Run before
+  // the broad round, or with propagation after it, they let weaker rounds pair more wrongly
+  // than rightly on bench/diff.ts (each of them right, what they led to often not).
+  for (;;) {
+    const before = s.matches.length;
+    callOrderRound(s, CALL_ORDER_DEFAULTS);
+    report(CALL_ORDER_DEFAULTS.round, before);
+    yield;
+    if (s.matches.length === before) break;
   }
 
   return {
