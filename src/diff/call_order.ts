@@ -5,6 +5,7 @@
  * most likely the same functions, in order. It tells apart small look-alikes (getters, thin
  * wrappers) that nothing else does: each is known by where its caller calls it.
  */
+import { agreement } from "./consistency.ts";
 import type { MatchState } from "./match_state.ts";
 import { similarity } from "./similarity.ts";
 
@@ -52,26 +53,6 @@ function orderedCallees(index: Map<number, number>, callees: readonly number[]):
 }
 
 /**
- * The Dice coefficient of the matched callers and callees of `a[i]` and `b[j]`: how many of
- * `a[i]`'s have their partner in the same role around `b[j]`, over how many both sides have.
- */
-export function agreement(s: MatchState, i: number, j: number): number {
-  let agree = 0;
-  let n = 0;
-  for (const role of ["callers", "callees"] as const) {
-    const around = new Set(s.graphB[role][j]);
-    for (const k of s.graphA[role][i]!) {
-      const p = s.partnerA[k]!;
-      if (p === -1) continue;
-      n++;
-      if (around.has(p)) agree++;
-    }
-    for (const k of around) if (s.partnerB[k] !== -1) n++;
-  }
-  return n === 0 ? 0 : (2 * agree) / n;
-}
-
-/**
  * Fills the gaps of equal length between the matched callees of every matched pair, where the
  * matched callees come in the same order on both sides. Returns how many pairs it made.
  */
@@ -115,7 +96,7 @@ function fillGap(s: MatchState, is: number[], js: number[], opts: CallOrderOptio
     const i = is[k]!;
     const j = js[k]!;
     if (s.partnerA[i] !== -1 || s.partnerB[j] !== -1) return 0;
-    if (similarity(s.a[i]!, s.b[j]!) < min || agreement(s, i, j) < opts.minAgree) return 0;
+    if (similarity(s.a[i]!, s.b[j]!) < min || (agreement(s, i, j) ?? 0) < opts.minAgree) return 0;
   }
   for (let k = 0; k < is.length; k++) s.pair(is[k]!, js[k]!, opts.round);
   return is.length;

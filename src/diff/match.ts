@@ -12,6 +12,7 @@ import { FuzzyRound } from "./fuzzy.ts";
 import { bestMutual } from "./mutual.ts";
 import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
 import { CALL_ORDER_DEFAULTS, callOrderRound } from "./call_order.ts";
+import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 
 export type { Match } from "./match_state.ts";
@@ -22,7 +23,10 @@ export interface MatchResult {
   /** Indices into `a` / `b` of functions left without a partner. */
   onlyA: number[];
   onlyB: number[];
-  /** Pairs matched by each round, in the order rounds ran (a round may run more than once). */
+  /**
+   * Pairs matched by each round, in the order rounds ran (a round may run more than once); the
+   * last, `withdrawn`, counts the pairs the consistency check took back, as a negative number.
+   */
   rounds: { round: string; matched: number }[];
 }
 
@@ -281,6 +285,13 @@ export function* matchSteps(
     report(CALL_ORDER_DEFAULTS.round, before);
     yield;
     if (s.matches.length === before) break;
+  }
+
+  // Broad matching asks for more pairs at some precision: it keeps every pair it found.
+  if (!options.broad) {
+    const before = s.matches.length;
+    withdrawContradicted(s, CONSISTENCY_DEFAULTS);
+    report("withdrawn", before);
   }
 
   return {

@@ -49,6 +49,21 @@ export class MatchState {
     this.matches.push(m);
     this.pending.push(m);
   }
+
+  /**
+   * Takes back the pairs in `ms`, leaving both sides unmatched. Only for a last check once the
+   * rounds are done: they rely on matches never being undone.
+   */
+  withdraw(ms: ReadonlySet<Match>): void {
+    if (ms.size === 0) return;
+    for (const m of ms) {
+      this.partnerA[m.a] = -1;
+      this.partnerB[m.b] = -1;
+    }
+    const keep = this.matches.filter((m) => !ms.has(m));
+    this.matches.length = 0;
+    this.matches.push(...keep);
+  }
 }
 
 /** Groups `items` by `key`, leaving out those whose key is undefined. */
