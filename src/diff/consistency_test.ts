@@ -60,7 +60,16 @@ Deno.test("matchFunctions() leaves a pair unmatched when its matched neighbours 
   const { a, b } = program();
   const r = matchFunctions(a, b);
   assert.equal(r.matches.find((m) => m.a === 4), undefined);
-  assert.deepEqual(r.rounds.at(-1), { round: "withdrawn", matched: -1 });
+  assert.deepEqual(r.rounds.filter((x) => x.round === "withdrawn").map((x) => x.matched), [-1, 0]);
   // Broad matching keeps it.
   assert.equal(matchFunctions(a, b, { broad: true }).matches.find((m) => m.a === 4)?.b, 4);
+});
+
+Deno.test("matchFunctions() pairs a withdrawn function again where its neighbours place it", () => {
+  const { a, b } = program();
+  // z is x in b, without the string: once x is free again, its callers c2..c4 place it at z.
+  b[5] = fn("sub_z", { start: b[5]!.start, callees: [] });
+  const r = matchFunctions(a, b);
+  assert.equal(r.matches.find((m) => m.a === 4)?.b, 5);
+  assert.equal(r.matches.find((m) => m.b === 4), undefined);
 });

@@ -247,6 +247,17 @@ export function* matchSteps(
     }
   };
 
+  /** Callees placed by the order their matched callers call them, to a fixpoint. */
+  const callOrder = function* () {
+    for (;;) {
+      const before = s.matches.length;
+      callOrderRound(s, CALL_ORDER_DEFAULTS);
+      report(CALL_ORDER_DEFAULTS.round, before);
+      yield;
+      if (s.matches.length === before) return;
+    }
+  };
+
   yield* propagate();
   yield* structure();
   // Built where the first global similarity pass runs: the free functions at that point.
@@ -279,19 +290,28 @@ export function* matchSteps(
   // Last, and on its own: pairs found by call order alone are not spread further. Run before
   // the broad round, or with propagation after it, they let weaker rounds pair more wrongly
   // than rightly on bench/diff.ts (each of them right, what they led to often not).
-  for (;;) {
-    const before = s.matches.length;
-    callOrderRound(s, CALL_ORDER_DEFAULTS);
-    report(CALL_ORDER_DEFAULTS.round, before);
-    yield;
-    if (s.matches.length === before) break;
-  }
+  yield* callOrder();
 
-  // Broad matching asks for more pairs at some precision: it keeps every pair it found.
-  if (!options.broad) {
+  // The consistency check, then once more the rounds that can use what it freed (the withdrawn
+  // pairs are never made again), then the check on what they made. Broad matching asks for more
+  // pairs at some precision: it keeps every pair it found.
+  for (let pass = 0; !options.broad; pass++) {
     const before = s.matches.length;
-    withdrawContradicted(s, CONSISTENCY_DEFAULTS);
+    const gone = withdrawContradicted(s, CONSISTENCY_DEFAULTS);
     report("withdrawn", before);
+    if (gone.length === 0 || pass === 1) break;
+    // Propagation starts again from the pairs next to a freed function, and every tie again.
+    const freedA = new Set(gone.map((m) => m.a));
+    const freedB = new Set(gone.map((m) => m.b));
+    const nextTo = (g: typeof graphA, k: number, freed: Set<number>) =>
+      g.callers[k]!.some((x) => freed.has(x)) || g.callees[k]!.some((x) => freed.has(x));
+    for (const m of s.matches) {
+      if (nextTo(graphA, m.a, freedA) || nextTo(graphB, m.b, freedB)) s.pending.push(m);
+    }
+    triedTies.clear();
+    yield* propagate();
+    yield* structure();
+    yield* callOrder();
   }
 
   return {
