@@ -24,8 +24,9 @@ export interface MatchResult {
   onlyA: number[];
   onlyB: number[];
   /**
-   * Pairs matched by each round, in the order rounds ran (a round may run more than once); the
-   * last, `withdrawn`, counts the pairs the consistency check took back, as a negative number.
+   * Pairs matched by each round, in the order rounds ran (a round may run more than once);
+   * `withdrawn` counts the pairs the consistency check took back, as a negative number (it runs
+   * twice in precise matching: after the rounds, and after the pass over what it freed).
    */
   rounds: { round: string; matched: number }[];
 }
