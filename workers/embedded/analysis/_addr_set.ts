@@ -6,14 +6,12 @@
 export class AddrSet {
   readonly #a: Float64Array;
 
-  /**
-   * `count`: how many `values` yields (sizing the array at once beats `Float64Array.from`).
-   * Repeated values count once.
-   */
-  constructor(values: Iterable<number>, count: number) {
-    const a = new Float64Array(count);
-    let i = 0;
-    for (const v of values) a[i++] = v;
+  /** The addresses of `values` (repeats count once). */
+  constructor(values: readonly number[]) {
+    // An indexed copy into an array sized at once: the iterator protocol over a plain array
+    // cost more than the sort, for every exploration.
+    const a = new Float64Array(values.length);
+    for (let i = 0; i < a.length; i++) a[i] = values[i]!;
     a.sort();
     let n = 0;
     for (let k = 0; k < a.length; k++) if (n === 0 || a[k] !== a[n - 1]) a[n++] = a[k]!;

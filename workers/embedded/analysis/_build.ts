@@ -5,13 +5,14 @@
 
 import type { BinaryImage } from "../formats/image.ts";
 import type { CodeCache } from "./_code_cache.ts";
-import { DataRefScanner } from "./_data_refs.ts";
+import { CfgColumnsBuilder, ColumnFunction } from "./_cfg_columns.ts";
+import { DataRefScanner, x86Kind } from "./_data_refs.ts";
 import { GrowthCollector } from "./_gc.ts";
 import type { Trace } from "./_explore.ts";
 import type { Pacer } from "./_pacer.ts";
 import { scanStrings, stringAt } from "./strings.ts";
 import { stringName } from "./_names.ts";
-import { XrefTable } from "./xref_table.ts";
+import { XREF_CODE, XrefRows, type XrefTable } from "./xref_table.ts";
 import {
   ANALYSIS_VERSION,
   type AnalysisData,
@@ -24,7 +25,6 @@ import {
   type FunctionSource,
   type NameEntry,
   type StringInfo,
-  type Xref,
 } from "./types.ts";
 
 /** A function start with what discovery knows about it. */
@@ -94,7 +94,11 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
   };
 
   const functions: FunctionInfo[] = [];
-  const xrefs: Xref[] = [];
+  const xrefs = new XrefRows();
+  const cfg = new CfgColumnsBuilder();
+  // x86 reads an instruction's opcode bytes for its memRef's kind: one reader, moved along.
+  let at = 0;
+  const byteAt = (k: number) => cache.byteAt(at + k);
   const labels = new Set<number>();
   const scanner = new DataRefScanner(image);
   const thunkTargets = new Map<number, number>();
@@ -209,16 +213,16 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     const name = seed.name ?? importName;
     if (name !== undefined && LIBRARY.has(name)) flags.push("library");
     flags.sort((x, y) => FUNCTION_FLAGS.indexOf(x) - FUNCTION_FLAGS.indexOf(y));
-    functions.push({
-      start,
-      end,
-      name: name ?? "",
-      source: seed.source,
-      flags,
-      blocks,
-      chunks: inMain,
-      edges,
-    });
+    functions.push(
+      new ColumnFunction(cfg.columns, cfg.add(blocks, edges), {
+        start,
+        end,
+        name: name ?? "",
+        source: seed.source,
+        flags,
+        chunks: inMain,
+      }),
+    );
 
     // Cross-references, walking blocks in order so register pairs stay within a block.
     for (const e of trace.edges) {
@@ -226,7 +230,7 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       // address): not a reference anyone looks for.
       if (e.kind === "tail" && e.to === start) continue;
       if (e.kind === "case" || e.kind === "tail" || e.kind === "jump" || e.kind === "true") {
-        xrefs.push({ from: e.from, to: e.to, kind: "jump" });
+        xrefs.push(e.from, e.to, XREF_CODE.jump);
       }
     }
     // Calls by address (one per call instruction), walked beside the instructions.
@@ -246,17 +250,16 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
         if (calls[ci]!.from === a) call = calls[ci]!.to;
         ci++;
       }
-      if (call !== undefined) xrefs.push({ from: a, to: call, kind: "call" });
-      // x86 refers to data through its memRef only: skip the rest without an object.
-      if (memRefOnly && cache.memRefOf(n) !== cache.memRefOf(n)) continue;
-      const insn = cache.insn(n, a);
-      for (const r of scanner.refs(insn)) {
-        if (call !== undefined && r.to === insn.memRef && r.kind === "read") {
-          xrefs.push({ from: a, to: r.to, kind: "read" });
-          continue;
-        }
-        xrefs.push({ from: a, to: r.to, kind: r.kind });
+      if (call !== undefined) xrefs.push(a, call, XREF_CODE.call);
+      if (memRefOnly) {
+        // x86 refers to data through its memRef only, whose kind the opcode tells.
+        const m = cache.memRefOf(n);
+        if (m !== m) continue;
+        at = a;
+        xrefs.push(a, m, XREF_CODE[x86Kind(byteAt, cache.sizeOf(n), image.bits)]);
+        continue;
       }
+      for (const r of scanner.refs(cache.insn(n, a))) xrefs.push(a, r.to, XREF_CODE[r.kind]);
     }
     // Done with this trace: a big binary's traces hold a lot.
     traces.delete(start);
@@ -265,7 +268,8 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
       await pacer.tick(0.85 + 0.1 * (done / starts.length), "Building the CFG");
     }
   }
-  for (const p of input.dataPointers) xrefs.push({ from: p.from, to: p.to, kind: "offset" });
+  cfg.finish();
+  for (const p of input.dataPointers) xrefs.push(p.from, p.to, XREF_CODE.offset);
   // Every instruction is in the CFG and the cross-references now.
   cache.release();
 
@@ -280,25 +284,28 @@ export async function buildAnalysisData(input: BuildInput): Promise<AnalysisData
     input.minStringLength,
   );
   const stringStarts = new Set(strings.map((s) => s.address));
-  for (const x of xrefs) {
-    if (x.kind !== "offset" && x.kind !== "read") continue;
-    if (stringStarts.has(x.to) || cache.isCode(x.to)) continue;
-    const sec = image.sectionAt(x.to);
+  for (let i = 0; i < xrefs.length; i++) {
+    if (!readOrOffset(xrefs.kind[i]!)) continue;
+    const to = xrefs.to[i]!;
+    if (stringStarts.has(to) || cache.isCode(to)) continue;
+    const sec = image.sectionAt(to);
     if (sec === undefined || (sec.kind !== "rodata" && sec.kind !== "data")) continue;
-    const s = stringAt(image, x.to, 2);
+    const s = stringAt(image, to, 2);
     if (s !== undefined) {
       strings.push(s);
       stringStarts.add(s.address);
     }
   }
   strings.sort((a, b) => a.address - b.address);
-  for (const x of xrefs) {
-    if ((x.kind === "offset" || x.kind === "read") && stringStarts.has(x.to)) x.kind = "string";
+  for (let i = 0; i < xrefs.length; i++) {
+    if (readOrOffset(xrefs.kind[i]!) && stringStarts.has(xrefs.to[i]!)) {
+      xrefs.kind[i] = XREF_CODE.string;
+    }
   }
   input.pacer.check();
-  const table = XrefTable.of(xrefs);
+  const table = xrefs.table();
   input.pacer.check();
-  recoverMain(functions, xrefs, input);
+  recoverMain(functions, table, input);
 
   // Names: symbols, imports, functions, strings, labels.
   const names: NameEntry[] = [];
@@ -382,14 +389,21 @@ function isEndbr(image: BinaryImage, addr: number): boolean {
  * to whose first referenced byte comes fewer than `min` bytes in is that junk plus the real
  * string: drop it, and the referenced string is added as code refers to it.
  */
-function dropJunkPrefixes(strings: StringInfo[], xrefs: readonly Xref[], min: number) {
+function dropJunkPrefixes(strings: StringInfo[], xrefs: XrefRows, min: number) {
   const referenced = new Set<number>();
-  for (const x of xrefs) if (x.kind === "offset" || x.kind === "read") referenced.add(x.to);
+  for (let i = 0; i < xrefs.length; i++) {
+    if (readOrOffset(xrefs.kind[i]!)) referenced.add(xrefs.to[i]!);
+  }
   return strings.filter((s) => {
     if (s.encoding === "utf16le" || referenced.has(s.address)) return true;
     for (let k = 1; k < min && k < s.size; k++) if (referenced.has(s.address + k)) return false;
     return true;
   });
+}
+
+/** Whether an xref kind code is `read` or `offset`: what may point at a string. */
+function readOrOffset(kind: number): boolean {
+  return kind === XREF_CODE.read || kind === XREF_CODE.offset;
 }
 
 function dedupeStrings(strings: StringInfo[]): StringInfo[] {
@@ -407,7 +421,7 @@ function dedupeStrings(strings: StringInfo[]): StringInfo[] {
  * (`lea rdi, [rip+main]`, `adrp x0 …; add x0 …`). The last code pointer loaded before that call
  * is `main`; name it so, as IDA and Rizin users expect.
  */
-function recoverMain(functions: FunctionInfo[], xrefs: Xref[], input: BuildInput): void {
+function recoverMain(functions: FunctionInfo[], xrefs: XrefTable, input: BuildInput): void {
   if (input.entry === undefined || functions.some((f) => f.name === "main")) return;
   const entryFn = functions.find((f) => f.start === input.entry);
   if (!entryFn) return;
@@ -418,14 +432,19 @@ function recoverMain(functions: FunctionInfo[], xrefs: Xref[], input: BuildInput
   for (const [slot, stub] of input.slotTarget) if (stubs.has(stub)) stubs.add(slot);
   if (stubs.size === 0) return;
   const inEntry = (a: number) => entryFn.blocks.some((b) => a >= b.start && a < b.end);
-  const call = xrefs.find((x) => inEntry(x.from) && stubs.has(x.to) && x.kind !== "string");
-  if (!call) return;
-  const starts = new Map(functions.map((f) => [f.start, f]));
-  let best: Xref | undefined;
-  for (const x of xrefs) {
-    if (!inEntry(x.from) || x.from >= call.from || x.kind === "call" || x.kind === "jump") continue;
-    if (starts.has(x.to) && (!best || x.from > best.from)) best = x;
+  const { from, to, kind } = xrefs;
+  let call = -1;
+  for (let i = 0; i < xrefs.length && call < 0; i++) {
+    if (inEntry(from[i]!) && stubs.has(to[i]!) && kind[i] !== XREF_CODE.string) call = i;
   }
-  const main = best ? starts.get(best.to) : undefined;
+  if (call < 0) return;
+  const starts = new Map(functions.map((f) => [f.start, f]));
+  let best = -1;
+  for (let i = 0; i < xrefs.length; i++) {
+    const k = kind[i]!;
+    if (!inEntry(from[i]!) || from[i]! >= from[call]! || k <= XREF_CODE.jump) continue;
+    if (starts.has(to[i]!) && (best < 0 || from[i]! > from[best]!)) best = i;
+  }
+  const main = best >= 0 ? starts.get(to[best]!) : undefined;
   if (main && main.name === "") main.name = "main";
 }

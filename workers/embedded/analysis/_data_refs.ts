@@ -17,13 +17,16 @@ export interface DataRef {
 
 const X86_PREFIXES = new Set([0x66, 0x67, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65, 0xf0]);
 
-/** x86: what an instruction with a memory operand does with it, from the opcode byte(s). */
-function x86Kind(bytes: Uint8Array, bits: number): DataRef["kind"] {
+/**
+ * x86: what an instruction with a memory operand does with it, from the opcode byte(s);
+ * `byte(i)` is its i-th byte (of `size`), negative when unknown.
+ */
+export function x86Kind(byte: (i: number) => number, size: number, bits: number): DataRef["kind"] {
   let i = 0;
-  while (i < bytes.length && X86_PREFIXES.has(bytes[i]!)) i++;
-  if (bits === 64 && i < bytes.length && (bytes[i]! & 0xf0) === 0x40) i++;
-  const op = bytes[i];
-  if (op === undefined) return "read";
+  while (i < size && X86_PREFIXES.has(byte(i))) i++;
+  if (bits === 64 && i < size && (byte(i) & 0xf0) === 0x40) i++;
+  const op = i < size ? byte(i) : -1;
+  if (op < 0) return "read";
   if (op === 0x8d) return "offset"; // lea
   if (op === 0x88 || op === 0x89 || op === 0xc6 || op === 0xc7 || op === 0xa2 || op === 0xa3) {
     return "write";
@@ -31,7 +34,7 @@ function x86Kind(bytes: Uint8Array, bits: number): DataRef["kind"] {
   // ALU r/m, reg forms (add/or/adc/sbb/and/sub/xor with memory destination).
   if (op < 0x40 && (op & 7) <= 1 && (op & 0x38) !== 0x38) return "write";
   if (op === 0x0f) {
-    const op2 = bytes[i + 1];
+    const op2 = i + 1 < size ? byte(i + 1) : -1;
     if (op2 === 0x11 || op2 === 0x29 || op2 === 0x7f || op2 === 0xd6 || op2 === 0xe7) {
       return "write";
     }
@@ -81,7 +84,9 @@ export class DataRefScanner {
   #x86(insn: Insn): DataRef[] {
     if (insn.memRef === undefined) return [];
     const bytes = this.#image.read(insn.address, insn.size);
-    const kind = bytes === undefined ? "read" : x86Kind(bytes, this.#image.bits);
+    const kind = bytes === undefined
+      ? "read"
+      : x86Kind((i) => bytes[i]!, bytes.length, this.#image.bits);
     return [{ to: insn.memRef, kind }];
   }
 

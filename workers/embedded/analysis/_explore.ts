@@ -402,8 +402,8 @@ function exploreWith(
   }
   return {
     ...trace,
-    insns: new AddrSet(reached, reached.length),
-    leaders: new AddrSet(leaders, leaders.length),
-    enders: new AddrSet(enders, enders.length),
+    insns: new AddrSet(reached),
+    leaders: new AddrSet(leaders),
+    enders: new AddrSet(enders),
   };
 }

@@ -117,6 +117,16 @@ class Coverage {
     const o = addr - this.#ranges[i]!.start;
     return this.#maps[i]![Math.floor(o / COVERAGE_PAGE)]?.[o % COVERAGE_PAGE] === 1;
   }
+  /** A copy that marks apart from this one. */
+  clone(): Coverage {
+    const c = new Coverage(this.#ranges);
+    this.#maps.forEach((pages, i) => {
+      pages.forEach((page, p) => {
+        if (page !== undefined) c.#maps[i]![p] = page.slice();
+      });
+    });
+    return c;
+  }
 }
 
 /** Ranges known from symbols and unwind tables, for "is this inside a known function". */
@@ -223,6 +233,13 @@ class Discovery {
   /** Extents from symbols and unwind entries, for "is this inside a known function". */
   ranges = new RangeIndex([]);
   cov: Coverage | undefined;
+  /**
+   * The coverage of the traces but those in {@link #fresh}, kept up to date as traces are added
+   * (copying it beats re-marking every instruction of every trace at each gap round); undefined
+   * once a trace was replaced.
+   */
+  #covered: Coverage | undefined;
+  #fresh: Trace[] = [];
   pointers: { from: number; to: number }[] = [];
   /** Sorted starts for `nextStartAfter`, built lazily and kept current by {@link addSeed}. */
   #sortedStarts: number[] | undefined;
@@ -230,6 +247,12 @@ class Discovery {
   /** The keys of {@link seeds} (value 1; 0 once dropped), for the hot `isFunctionStart`. */
   readonly #starts = new AddrMap();
   readonly #knownRanges: { start: number; end: number }[] = [];
+  /** Starts added by {@link addSeed}, in order: what a trace explored earlier did not know. */
+  readonly #seedLog: number[] = [];
+  /** Non-returning function → its place in the order the fixpoint found them. */
+  readonly #noreturnSeq = new Map<number, number>();
+  /** Per explored start: lengths of the seed log and of `#noreturnSeq` when it was explored. */
+  readonly #stamps = new Map<number, { seeds: number; noreturn: number }>();
 
   constructor(image: BinaryImage, decoder: Decoder, options: AnalyzeOptions) {
     this.image = image;
@@ -293,6 +316,7 @@ class Discovery {
       if (name !== undefined) seed.name = name;
       this.seeds.set(start, seed);
       this.#starts.set(start, 1);
+      this.#seedLog.push(start);
       const st = this.#sortedStarts;
       // Keep the sorted list current: rebuilding it per new seed is quadratic.
       if (st !== undefined) st.splice(lowerBound(st, start), 0, start);
@@ -401,7 +425,12 @@ class Discovery {
 
   run(s: FunctionSeed): Trace {
     const t = explore(this.ctx, s.start, s.ranges, s.extra);
+    if (this.traces.has(s.start)) {
+      this.#covered = undefined;
+      this.#fresh = [];
+    } else if (this.#covered !== undefined) this.#fresh.push(t);
     this.traces.set(s.start, t);
+    this.#stamps.set(s.start, { seeds: this.#seedLog.length, noreturn: this.#noreturnSeq.size });
     this.explored.mark(t.insns.array);
     return t;
   }
@@ -444,12 +473,19 @@ class Discovery {
     queue.length = 0;
   }
 
-  /** Bytes of code covered by explored instructions, rebuilt after each descent. */
+  /**
+   * Bytes of code covered by explored instructions, made again after each descent that found
+   * functions (probes mark their code in it until then).
+   */
   async coverage(): Promise<Coverage> {
     if (this.cov !== undefined) return this.cov;
-    const c = new Coverage(this.cache.ranges);
+    if (this.#covered === undefined) {
+      this.#covered = new Coverage(this.cache.ranges);
+      this.#fresh = [...this.traces.values()];
+    }
+    const c = this.#covered;
     const word = this.image.bits === 64 ? 8 : 4;
-    for (const t of this.traces.values()) {
+    for (const t of this.#fresh) {
       const cache = this.cache;
       for (const a of t.insns.array) c.add(a, cache.sizeOf(cache.indexAt(a)));
       // AArch64's memRefs in code are `adrp` pages, not data.
@@ -457,8 +493,9 @@ class Discovery {
       for (const d of t.inlineTables) c.add(d.start, d.size);
       if (this.pacer.due()) await this.pacer.tick(0.5, "Measuring coverage");
     }
-    this.cov = c;
-    return c;
+    this.#fresh = [];
+    this.cov = c.clone();
+    return this.cov;
   }
 
   /**
@@ -594,11 +631,13 @@ class Discovery {
         if (t !== undefined && !t.mayReturn && t.insns.size > 0) {
           noreturn.add(s.start);
           newly.add(s.start);
+          this.#noreturnSeq.set(s.start, this.#noreturnSeq.size);
         }
       }
+      const stale = this.#staleness();
       let i = 0;
       for (const s of dirty) {
-        if (this.isImportOnly(s)) continue;
+        if (this.isImportOnly(s) || !stale(s.start)) continue;
         this.run(s);
         if ((++i & 63) === 0 && pacer.due()) await pacer.tick(0.7 + 0.02 * round, "Re-exploring");
       }
@@ -615,6 +654,51 @@ class Discovery {
         if (pacer.due()) await pacer.tick(0.7 + 0.02 * round, "Re-exploring");
       }
     }
+  }
+
+  /**
+   * Whether exploring a start again could give another trace than the one it has: exploration
+   * asks only whether addresses are function starts (or before the next start) and whether
+   * call and tail-jump targets return, so a trace is stale when a start was added since inside
+   * the addresses it reached or branched to, or a target of its calls and tail jumps was found
+   * not to return since. The fixpoint re-explores only those, which is what exploring them all
+   * again would change.
+   */
+  #staleness(): (start: number) => boolean {
+    const log = this.#seedLog;
+    // (start, position in the log), by start.
+    const order = Array.from(log.keys()).sort((x, y) => log[x]! - log[y]!);
+    const sorted = Float64Array.from(order, (k) => log[k]!);
+    const seq = this.#noreturnSeq;
+    return (start) => {
+      const t = this.traces.get(start);
+      const stamp = this.#stamps.get(start);
+      // PowerPC64 asks about local entries of any call target: no cheap bound.
+      if (t === undefined || stamp === undefined || this.ctx.localEntryOffset > 0) return true;
+      for (const c of t.calls) if ((seq.get(c.to) ?? -1) >= stamp.noreturn) return true;
+      let lo = start;
+      let hi = start;
+      const insns = t.insns.array;
+      if (insns.length > 0) {
+        lo = Math.min(lo, insns[0]!);
+        // Fall-through asks about the address after the last instruction (and a delay slot).
+        hi = Math.max(hi, insns[insns.length - 1]! + 32);
+      }
+      for (const e of t.edges) {
+        if (e.kind === "tail") {
+          if ((seq.get(e.to) ?? -1) >= stamp.noreturn) return true;
+          // A tail target was a start already, or outside the range, which only shrinks.
+          continue;
+        }
+        lo = Math.min(lo, e.to);
+        hi = Math.max(hi, e.to);
+      }
+      if (stamp.seeds === log.length) return false;
+      for (let k = lowerBound(sorted, lo); k < sorted.length && sorted[k]! <= hi; k++) {
+        if (order[k]! >= stamp.seeds) return true;
+      }
+      return false;
+    };
   }
 
   /** Phase 6: split-off `.cold` parts found without symbols join the function they belong to. */
@@ -654,7 +738,7 @@ class Discovery {
 }
 
 /** Index of the first element of sorted `st` that is ≥ `value`. */
-function lowerBound(st: readonly number[], value: number): number {
+function lowerBound(st: ArrayLike<number>, value: number): number {
   let lo = 0;
   let hi = st.length;
   while (lo < hi) {

@@ -14,12 +14,11 @@
 
 import type { BinaryImage } from "../formats/image.ts";
 import { Analysis, type NameRows } from "./analysis.ts";
+import { cfgCounts, ColumnFunction, eachBlock, eachEdge } from "./_cfg_columns.ts";
 import {
   ANALYSIS_VERSION,
   type AnalysisData,
-  type Block,
   type Chunk,
-  type Edge,
   FUNCTION_FLAGS,
   type FunctionFlag,
   type FunctionInfo,
@@ -47,7 +46,6 @@ const SOURCES: FunctionSource[] = [
   "gap",
 ];
 const FLAGS: readonly FunctionFlag[] = FUNCTION_FLAGS;
-const EDGE_KINDS: Edge["kind"][] = ["true", "false", "jump", "fall", "case", "tail"];
 const NAME_KINDS: NameEntry["kind"][] = [
   "function",
   "import",
@@ -161,9 +159,10 @@ export function serializeAnalysis(a: Analysis): Uint8Array {
   const d = a.data;
   const counts: Counts = { f: d.functions.length, b: 0, c: 0, e: 0, x: 0, s: 0, n: 0 };
   for (const f of d.functions) {
-    counts.b += f.blocks.length;
+    const n = cfgCounts(f);
+    counts.b += n.blocks;
     counts.c += f.chunks.length;
-    counts.e += f.edges.length;
+    counts.e += n.edges;
   }
   counts.x = d.xrefs.length;
   counts.s = d.strings.length;
@@ -208,20 +207,20 @@ export function serializeAnalysis(a: Analysis): Uint8Array {
     c.fBlocks[i] = b;
     c.fChunks[i] = ch;
     c.fEdges[i] = e;
-    for (const k of f.blocks) {
-      c.blocks[2 * b] = k.start;
-      c.blocks[2 * b++ + 1] = k.end;
-    }
+    eachBlock(f, (start, end) => {
+      c.blocks[2 * b] = start;
+      c.blocks[2 * b++ + 1] = end;
+    });
     for (const k of f.chunks) {
       c.chunks[2 * ch] = k.start;
       c.chunks[2 * ch++ + 1] = k.end;
     }
-    for (const k of f.edges) {
-      c.edgeEnds[2 * e] = k.from;
-      c.edgeEnds[2 * e + 1] = k.to;
-      c.edgeKind[e] = EDGE_KINDS.indexOf(k.kind);
-      c.edgeValue[e++] = k.value ?? -1;
-    }
+    eachEdge(f, (from, to, kind, value) => {
+      c.edgeEnds[2 * e] = from;
+      c.edgeEnds[2 * e + 1] = to;
+      c.edgeKind[e] = kind;
+      c.edgeValue[e++] = value;
+    });
   });
   c.fBlocks[counts.f] = b;
   c.fChunks[counts.f] = ch;
@@ -254,9 +253,9 @@ function fitsU32(d: AnalysisData): boolean {
   for (const f of d.functions) {
     see(f.start);
     see(f.end);
-    for (const b of f.blocks) see(b.start), see(b.end);
+    eachBlock(f, (start, end) => (see(start), see(end)));
     for (const c of f.chunks) see(c.start), see(c.end);
-    for (const e of f.edges) see(e.from), see(e.to);
+    eachEdge(f, (from, to) => (see(from), see(to)));
   }
   for (const a of d.xrefs.from) see(a);
   for (const a of d.xrefs.to) see(a);
@@ -293,7 +292,23 @@ export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Anal
   const { counts } = header;
 
   const functions: FunctionInfo[] = [];
-  for (let i = 0; i < counts.f; i++) functions.push(new StoredFunction(c, header.fnNames, i));
+  for (let i = 0; i < counts.f; i++) {
+    const chunks: Chunk[] = [];
+    for (let k = c.fChunks[i]!; k < c.fChunks[i + 1]!; k++) {
+      chunks.push({ start: c.chunks[2 * k]!, end: c.chunks[2 * k + 1]! });
+    }
+    const bits = c.fFlags[i]!;
+    functions.push(
+      new ColumnFunction(c, i, {
+        start: c.fStart[i]!,
+        end: c.fEnd[i]!,
+        name: header.fnNames[i]!,
+        source: SOURCES[c.fSource[i]!]!,
+        flags: FLAGS.filter((_, k) => (bits & (1 << k)) !== 0),
+        chunks,
+      }),
+    );
+  }
   const strings: StringInfo[] = [];
   for (let i = 0; i < counts.s; i++) {
     strings.push({
@@ -344,71 +359,4 @@ export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Anal
     seconds: header.sec,
   };
   return new Analysis(data, image, rows);
-}
-
-/** A function read from the cache: its blocks and edges become objects on first use. */
-class StoredFunction implements FunctionInfo {
-  start: number;
-  end: number;
-  name: string;
-  source: FunctionSource;
-  flags: FunctionFlag[];
-  chunks: Chunk[];
-  readonly #c: Columns;
-  readonly #i: number;
-  #blocks: Block[] | undefined;
-  #edges: Edge[] | undefined;
-
-  constructor(c: Columns, names: string[], i: number) {
-    this.#c = c;
-    this.#i = i;
-    this.start = c.fStart[i]!;
-    this.end = c.fEnd[i]!;
-    this.name = names[i]!;
-    this.source = SOURCES[c.fSource[i]!]!;
-    const bits = c.fFlags[i]!;
-    this.flags = FLAGS.filter((_, k) => (bits & (1 << k)) !== 0);
-    this.chunks = [];
-    for (let k = c.fChunks[i]!; k < c.fChunks[i + 1]!; k++) {
-      this.chunks.push({ start: c.chunks[2 * k]!, end: c.chunks[2 * k + 1]! });
-    }
-  }
-
-  get blocks(): Block[] {
-    if (this.#blocks === undefined) {
-      const c = this.#c;
-      const out: Block[] = [];
-      for (let k = c.fBlocks[this.#i]!; k < c.fBlocks[this.#i + 1]!; k++) {
-        out.push({ start: c.blocks[2 * k]!, end: c.blocks[2 * k + 1]! });
-      }
-      this.#blocks = out;
-    }
-    return this.#blocks;
-  }
-
-  set blocks(blocks: Block[]) {
-    this.#blocks = blocks;
-  }
-
-  get edges(): Edge[] {
-    if (this.#edges === undefined) {
-      const c = this.#c;
-      const out: Edge[] = [];
-      for (let k = c.fEdges[this.#i]!; k < c.fEdges[this.#i + 1]!; k++) {
-        const edge: Edge = {
-          from: c.edgeEnds[2 * k]!,
-          to: c.edgeEnds[2 * k + 1]!,
-          kind: EDGE_KINDS[c.edgeKind[k]!]!,
-        };
-        if (c.edgeValue[k]! >= 0) edge.value = c.edgeValue[k]!;
-        out.push(edge);
-      }
-      this.#edges = out;
-    }
-    return this.#edges;
-  }
-
-  set edges(edges: Edge[]) {
-    this.#edges = edges;
-  }
 }

@@ -17,6 +17,66 @@ export const XREF_KINDS: readonly XrefKind[] = [
 ];
 const KIND_CODE = new Map(XREF_KINDS.map((k, i) => [k, i]));
 
+/** The code of each kind in the `kind` column. */
+export const XREF_CODE = Object.fromEntries(XREF_KINDS.map((k, i) => [k, i])) as Record<
+  XrefKind,
+  number
+>;
+
+/**
+ * Cross-references as they are found, in columns that grow: a big binary finds hundreds of
+ * thousands, and an object each is that many more for every garbage collection to trace.
+ */
+export class XrefRows {
+  from = new Float64Array(1024);
+  to = new Float64Array(1024);
+  kind = new Uint8Array(1024);
+  length = 0;
+
+  /** Adds a row; `kind` is its {@link XREF_CODE}. */
+  push(from: number, to: number, kind: number): void {
+    const n = this.length;
+    if (n === this.from.length) {
+      const grow = <T extends Float64Array | Uint8Array>(a: T, b: T): T => {
+        b.set(a);
+        return b;
+      };
+      this.from = grow(this.from, new Float64Array(n * 2));
+      this.to = grow(this.to, new Float64Array(n * 2));
+      this.kind = grow(this.kind, new Uint8Array(n * 2));
+    }
+    this.from[n] = from;
+    this.to[n] = to;
+    this.kind[n] = kind;
+    this.length = n + 1;
+  }
+
+  /** The rows sorted by from, to and kind, without repeats. */
+  table(): XrefTable {
+    const { from, to, kind } = this;
+    const order = new Uint32Array(this.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    order.sort((a, b) => from[a]! - from[b]! || to[a]! - to[b]! || kind[a]! - kind[b]!);
+    let n = 0;
+    for (let i = 0; i < order.length; i++) {
+      const r = order[i]!;
+      const p = n > 0 ? order[n - 1]! : -1;
+      if (p >= 0 && from[p] === from[r] && to[p] === to[r] && kind[p] === kind[r]) continue;
+      order[n++] = r;
+    }
+    const f = new Float64Array(n);
+    const t = new Float64Array(n);
+    const k = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = order[i]!;
+      f[i] = from[r]!;
+      t[i] = to[r]!;
+      k[i] = kind[r]!;
+    }
+    return new XrefTable(f, t, k);
+  }
+}
+
 /** The cross-references of an analysis. */
 export class XrefTable {
   /** Float64Array when analysed; Uint32Array when read from a cache whose addresses fit. */
@@ -39,29 +99,11 @@ export class XrefTable {
     this.byTo = byTo ?? orderByTo(to);
   }
 
-  /** Sorted, duplicate-free columns of `xrefs`, which this sorts and rids of duplicates too. */
-  static of(xrefs: Xref[]): XrefTable {
-    xrefs.sort((a, b) =>
-      a.from - b.from || a.to - b.to || KIND_CODE.get(a.kind)! - KIND_CODE.get(b.kind)!
-    );
-    let n = 0;
-    for (let i = 0; i < xrefs.length; i++) {
-      const x = xrefs[i]!;
-      const p = n > 0 ? xrefs[n - 1]! : undefined;
-      if (p !== undefined && p.from === x.from && p.to === x.to && p.kind === x.kind) continue;
-      xrefs[n++] = x;
-    }
-    xrefs.length = n;
-    const from = new Float64Array(n);
-    const to = new Float64Array(n);
-    const kind = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const x = xrefs[i]!;
-      from[i] = x.from;
-      to[i] = x.to;
-      kind[i] = KIND_CODE.get(x.kind)!;
-    }
-    return new XrefTable(from, to, kind);
+  /** Sorted, duplicate-free columns of `xrefs`. */
+  static of(xrefs: readonly Xref[]): XrefTable {
+    const rows = new XrefRows();
+    for (const x of xrefs) rows.push(x.from, x.to, KIND_CODE.get(x.kind)!);
+    return rows.table();
   }
 
   get length(): number {
