@@ -49,8 +49,11 @@ export const diffDatabasesSpec = defineTool({
     "bytes, mnemonic sequence, strings, mnemonic multiset + CFG, imports + CFG, constants, CFG " +
     "shape, then callers/callees of matched pairs, position in the call graph (matched callers " +
     "and callees in common), address order between matched pairs and similarity, until nothing " +
-    "new matches; a tie is never guessed (identical duplicates are told apart only by their " +
-    "matched callers and callees, or their places between matched pairs). Paged " +
+    "new matches, then callees by the order their matched callers call them; a tie is never " +
+    "guessed (identical duplicates are told apart only by their matched callers and callees, or " +
+    "their places between matched pairs). Last, a pair whose matched callers and callees mostly " +
+    "correspond to functions elsewhere is withdrawn and the structural rounds run once more " +
+    "(not with matching broad). Paged " +
     "(offset/limit, default 50); filter is a regex over either " +
     "name. Results are cached until either database's annotations change. Follow up with " +
     "diff_function on a changed pair, or port_annotations.",
@@ -69,7 +72,8 @@ export const diffDatabasesSpec = defineTool({
     matching: z.enum(["precise", "broad"]).optional().describe(
       "precise (default) pairs functions only when their code or their place agrees clearly; " +
         "broad then also pairs by matched callers and callees alone (two in common, mutual " +
-        "best): across compilers or optimisation levels it finds more pairs, some wrong",
+        "best) and withdraws nothing: across compilers or optimisation levels it finds more " +
+        "pairs, more of them wrong",
     ),
     features: z.enum(["auto", "portable"]).optional().describe(
       "auto (default) uses the backend's bulk feature tool when it has one; portable reads " +

@@ -11,6 +11,8 @@ import { groupBy, type Match, MatchState } from "./match_state.ts";
 import { FuzzyRound } from "./fuzzy.ts";
 import { bestMutual } from "./mutual.ts";
 import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
+import { CALL_ORDER_DEFAULTS, callOrderRound } from "./call_order.ts";
+import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 
 export type { Match } from "./match_state.ts";
@@ -21,7 +23,11 @@ export interface MatchResult {
   /** Indices into `a` / `b` of functions left without a partner. */
   onlyA: number[];
   onlyB: number[];
-  /** Pairs matched by each round, in the order rounds ran (a round may run more than once). */
+  /**
+   * Pairs matched by each round, in the order rounds ran (a round may run more than once);
+   * `withdrawn` counts the pairs the consistency check took back, as a negative number (it runs
+   * twice in precise matching: after the rounds, and after the pass over what it freed).
+   */
   rounds: { round: string; matched: number }[];
 }
 
@@ -242,6 +248,17 @@ export function* matchSteps(
     }
   };
 
+  /** Callees placed by the order their matched callers call them, to a fixpoint. */
+  const callOrder = function* () {
+    for (;;) {
+      const before = s.matches.length;
+      callOrderRound(s, CALL_ORDER_DEFAULTS);
+      report(CALL_ORDER_DEFAULTS.round, before);
+      yield;
+      if (s.matches.length === before) return;
+    }
+  };
+
   yield* propagate();
   yield* structure();
   // Built where the first global similarity pass runs: the free functions at that point.
@@ -269,6 +286,33 @@ export function* matchSteps(
     if (s.matches.length === before) break;
     yield* propagate();
     yield* structure();
+  }
+
+  // Last, and on its own: pairs found by call order alone are not spread further. Run before
+  // the broad round, or with propagation after it, they let weaker rounds pair more wrongly
+  // than rightly on bench/diff.ts (each of them right, what they led to often not).
+  yield* callOrder();
+
+  // The consistency check, then once more the rounds that can use what it freed (the withdrawn
+  // pairs are never made again), then the check on what they made. Broad matching asks for more
+  // pairs at some precision: it keeps every pair it found.
+  for (let pass = 0; !options.broad; pass++) {
+    const before = s.matches.length;
+    const gone = withdrawContradicted(s, CONSISTENCY_DEFAULTS);
+    report("withdrawn", before);
+    if (gone.length === 0 || pass === 1) break;
+    // Propagation starts again from the pairs next to a freed function, and every tie again.
+    const freedA = new Set(gone.map((m) => m.a));
+    const freedB = new Set(gone.map((m) => m.b));
+    const nextTo = (g: typeof graphA, k: number, freed: Set<number>) =>
+      g.callers[k]!.some((x) => freed.has(x)) || g.callees[k]!.some((x) => freed.has(x));
+    for (const m of s.matches) {
+      if (nextTo(graphA, m.a, freedA) || nextTo(graphB, m.b, freedB)) s.pending.push(m);
+    }
+    triedTies.clear();
+    yield* propagate();
+    yield* structure();
+    yield* callOrder();
   }
 
   return {

@@ -38,16 +38,37 @@ export class MatchState {
     this.graphB = callGraph(b);
   }
 
-  /** Records `a[i]` ↔ `b[j]` as found by `round`. */
+  /** Pairs taken back by {@link withdraw}, as `i * b.length + j`: never made again. */
+  readonly banned = new Set<number>();
+
+  /** Records `a[i]` ↔ `b[j]` as found by `round`, unless the pair was withdrawn before. */
   pair(i: number, j: number, round: string): void {
     if (this.partnerA[i] !== -1 || this.partnerB[j] !== -1) {
       throw new RangeError(`pair(${i}, ${j}): one side is already matched`);
     }
+    if (this.banned.has(i * this.b.length + j)) return;
     this.partnerA[i] = j;
     this.partnerB[j] = i;
     const m = { a: i, b: j, similarity: similarity(this.a[i]!, this.b[j]!), round };
     this.matches.push(m);
     this.pending.push(m);
+  }
+
+  /**
+   * Takes back the pairs in `ms`, leaving both sides unmatched; {@link pair} refuses them from
+   * then on. Only between whole passes of rounds: within a pass they rely on matches never being
+   * undone (the global similarity round keeps candidates across its runs).
+   */
+  withdraw(ms: ReadonlySet<Match>): void {
+    if (ms.size === 0) return;
+    for (const m of ms) {
+      this.partnerA[m.a] = -1;
+      this.partnerB[m.b] = -1;
+      this.banned.add(m.a * this.b.length + m.b);
+    }
+    const keep = this.matches.filter((m) => !ms.has(m));
+    this.matches.length = 0;
+    this.matches.push(...keep);
   }
 }
 
