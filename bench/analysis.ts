@@ -6,8 +6,12 @@
  * that sweep, so a busy machine moves both sides alike.
  *
  *   deno run -A bench/analysis.ts [files…]
+ *   taskset -c 0 deno run -A bench/analysis.ts [files…]     (everything on one core)
  *
- * Without arguments: /bin/ls, python3, cmake and gdb, those of them this machine has.
+ * Without arguments: /bin/ls, python3, cmake and gdb, those of them this machine has. On one
+ * core, "worker CPU s" is what opening and analysing costs that core (V8's collector and
+ * compiler threads cannot run beside the analysis, so they cost less than with a core free);
+ * "open s" there also holds the supervisor starting the next standby worker on the same core.
  */
 import { callTool, ok, startRemcp } from "../tests/_harness.ts";
 import { openImage } from "../workers/embedded/formats/open_image.ts";
