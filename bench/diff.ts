@@ -277,22 +277,17 @@ async function score(
     return starts;
   };
   const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
-  const s = scoreMatches(
-    rows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
-    symA,
-    symB,
-    foundA,
-    foundB,
-  );
+  const score = (matched: typeof rows) =>
+    scoreMatches(
+      matched.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
+      symA,
+      symB,
+      foundA,
+      foundB,
+    );
+  const s = score(rows);
   // The same diff with `matching: "broad"` (features kept by the server: matching only).
-  const broadRows = await matchedRows(client, ids[0]!, ids[1]!, "broad");
-  const sb = scoreMatches(
-    broadRows.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
-    symA,
-    symB,
-    foundA,
-    foundB,
-  );
+  const sb = score(await matchedRows(client, ids[0]!, ids[1]!, "broad"));
   const broad = { precision: sb.precision, recall: sb.recall, f1: sb.f1 };
   const wrong: Record<string, number> = {};
   for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;

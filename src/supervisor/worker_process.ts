@@ -38,7 +38,7 @@ export const WORKER_V8_FLAGS: readonly string[] = ["--max-opt=2"];
  * A worker's environment: `env` with {@link WORKER_V8_FLAGS} in `DENO_V8_FLAGS`, before any
  * flags the user set there (a later flag wins: the user's still do).
  */
-export function workerEnv(
+export function withWorkerV8Flags(
   env: Record<string, string>,
   inherited: string | undefined = Deno.env.get("DENO_V8_FLAGS"),
 ): Record<string, string> {
@@ -55,7 +55,7 @@ export const spawnSelf: Spawner = (args, env) => {
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    env: workerEnv(env),
+    env: withWorkerV8Flags(env),
   }).spawn();
 };
 
@@ -68,7 +68,7 @@ function spawnSelfOver(path: string): Spawner {
       stdin: "null",
       stdout: "null",
       stderr: "piped",
-      env: workerEnv(env),
+      env: withWorkerV8Flags(env),
     }).spawn();
   };
 }

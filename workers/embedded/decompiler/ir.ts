@@ -396,6 +396,24 @@ export function termReads(t: Term, f: (e: Expr) => void): void {
   }
 }
 
+/** The machine registers a function's statements and terminators read, and those they write. */
+export function namedRegisters(fn: IrFunction): { read: Set<string>; written: Set<string> } {
+  const read = new Set<string>();
+  const written = new Set<string>();
+  const visit = (e: Expr): void => {
+    if (e.k === "reg") read.add(e.name);
+    forEachChild(e, visit);
+  };
+  for (const b of fn.blocks.values()) {
+    for (const s of b.stmts) {
+      stmtReads(s, visit);
+      for (const d of stmtDefs(s)) if (d.k === "reg") written.add(d.name);
+    }
+    termReads(b.term, visit);
+  }
+  return { read, written };
+}
+
 /** Rewrites every expression a terminator reads (`t` itself when none changes). */
 export function mapTerm(t: Term, f: (e: Expr) => Expr): Term {
   switch (t.k) {

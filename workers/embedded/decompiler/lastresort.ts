@@ -26,6 +26,7 @@ import {
   type IrBlock,
   type IrFunction,
   mapChildren,
+  namedRegisters,
   predecessors,
   type Reg,
   type Stmt,
@@ -209,24 +210,6 @@ export function lastResort(input: DecompileInput, built: Built, why: string): De
 
 /** Bytes of a float argument register in the IR (the low half of an xmm or v register). */
 const FLOAT_REG = 8;
-
-/** The registers the lifted function reads (`read`) and writes (`written`). */
-function namedRegisters(fn: IrFunction): { read: Set<string>; written: Set<string> } {
-  const read = new Set<string>();
-  const written = new Set<string>();
-  const visit = (e: Expr): void => {
-    if (e.k === "reg") read.add(e.name);
-    forEachChild(e, visit);
-  };
-  for (const b of fn.blocks.values()) {
-    for (const s of b.stmts) {
-      stmtReads(s, visit);
-      for (const d of stmtDefs(s)) if (d.k === "reg") written.add(d.name);
-    }
-    termReads(b.term, visit);
-  }
-  return { read, written };
-}
 
 /**
  * The float argument registers calls may pass (those up to the last one the function names: a

@@ -9,14 +9,11 @@
 import type { CallingConvention } from "../abi/conventions.ts";
 import {
   type Expr,
-  forEachChild,
   type IrBlock,
   type IrFunction,
+  namedRegisters,
   type Reg,
   type Stmt,
-  stmtDefs,
-  stmtReads,
-  termReads,
   varKey,
 } from "../ir.ts";
 import { countUses, type Uses } from "./uses.ts";
@@ -68,7 +65,8 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
   // Vector and x87 registers the function never names cannot carry a value into or out of a
   // call here: leaving them out keeps SSA small (there are 32 xmm halves and they are rare).
   const named = namedRegisters(fn);
-  const rare = (r: string) => /^(xmm|st)/.test(r) && r !== cc.floatRet && !named.has(r);
+  const rare = (r: string) =>
+    /^(xmm|st)/.test(r) && r !== cc.floatRet && !named.read.has(r) && !named.written.has(r);
   const floatArgs = (cc.floatArgs ?? []).filter((r) => !rare(r));
   const indirect = cc.indirectResult ? [cc.indirectResult] : [];
   const args = [...cc.args, ...floatArgs, ...indirect].map((r) => regOf(r, ptr));
@@ -96,23 +94,6 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
     blocks.set(k, { ...b, stmts, term });
   }
   return { ...fn, blocks };
-}
-
-/** Registers a function's statements and terminators read or write. */
-function namedRegisters(fn: IrFunction): Set<string> {
-  const out = new Set<string>();
-  const visit = (e: Expr): void => {
-    if (e.k === "reg") out.add(e.name);
-    forEachChild(e, visit);
-  };
-  for (const b of fn.blocks.values()) {
-    for (const s of b.stmts) {
-      stmtReads(s, visit);
-      for (const d of stmtDefs(s)) if (d.k === "reg") out.add(d.name);
-    }
-    termReads(b.term, visit);
-  }
-  return out;
 }
 
 interface Def {
