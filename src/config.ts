@@ -44,12 +44,22 @@ export interface Config {
   root: string | undefined;
   /** Where `execute` scripts run: a child process, or a thread of this one (REMCP_SANDBOX). */
   sandbox: SandboxKind;
+  /** How this process's stdin and stdout are read and written (REMCP_STDIO). */
+  stdio: StdioKind;
 }
 
 /** The two homes of the `execute` sandbox. */
 export const SANDBOX_KINDS = ["process", "thread"] as const;
 /** One of {@link SANDBOX_KINDS}. */
 export type SandboxKind = typeof SANDBOX_KINDS[number];
+
+/**
+ * How a server reads its stdin and writes its stdout: `auto` serves sockets and pipes from the
+ * event loop (Linux), `stream` always uses Deno's stdio, which reads through a blocking thread.
+ */
+export const STDIO_KINDS = ["auto", "stream"] as const;
+/** One of {@link STDIO_KINDS}. */
+export type StdioKind = typeof STDIO_KINDS[number];
 
 /** Each variable, its default and what it does. */
 export const ENV_VARS: readonly { name: string; default: string; help: string }[] = [
@@ -97,6 +107,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
     help: "execute sandbox: process, or thread (a permission-less worker) (--sandbox)",
   },
   {
+    name: "REMCP_STDIO",
+    default: "auto",
+    help: "stream reads stdin through Deno's stdio instead of the event loop",
+  },
+  {
     name: "REMCP_DEBUG_ANALYSIS_DELAY_MS",
     default: "0",
     help: "debugging aid: hold a new database in analysing this long",
@@ -131,6 +146,14 @@ export function sandboxKind(value: string | undefined, from = "REMCP_SANDBOX"): 
   if (value === undefined || value === "") return "process";
   const kind = SANDBOX_KINDS.find((k) => k === value.toLowerCase());
   if (!kind) throw new RangeError(`${from} must be process or thread, got "${value}"`);
+  return kind;
+}
+
+/** Reads a stdio kind; anything else is a RangeError naming the choices. */
+export function stdioKind(value: string | undefined): StdioKind {
+  if (value === undefined || value === "") return "auto";
+  const kind = STDIO_KINDS.find((k) => k === value.toLowerCase());
+  if (!kind) throw new RangeError(`REMCP_STDIO must be auto or stream, got "${value}"`);
   return kind;
 }
 
@@ -169,6 +192,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     maxHeldMb: int(env, "REMCP_MAX_HELD_MB", 1024, 0),
     root: env.REMCP_ROOT || undefined,
     sandbox: sandboxKind(env.REMCP_SANDBOX),
+    stdio: stdioKind(env.REMCP_STDIO),
   };
   return { ...config, ...overrides };
 }

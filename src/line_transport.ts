@@ -21,13 +21,13 @@ export interface ByteConn {
   close(): void;
 }
 
-/** Options of {@link LineTransport}: a pair of streams, or a connection. */
-export type LineTransportOptions =
-  & LineTransportCommon
-  & (
-    | { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array>; conn?: never }
-    | { conn: ByteConn; readable?: never; writable?: never }
-  );
+/** Where a transport's bytes come from and go: a pair of streams, or a connection. */
+export type LineIo =
+  | { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array>; conn?: never }
+  | { conn: ByteConn; readable?: never; writable?: never };
+
+/** Options of {@link LineTransport}. */
+export type LineTransportOptions = LineTransportCommon & LineIo;
 
 interface LineTransportCommon {
   /** Largest accepted line in bytes (default 128 MiB). */

@@ -6,6 +6,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Config } from "./config.ts";
 import { LineTransport } from "./line_transport.ts";
 import { fastToolCalls } from "./fast_calls.ts";
+import { stdioIo } from "./stdio_conn.ts";
 import { createLogger, stderrSink } from "./log.ts";
 import { createSupervisor } from "./supervisor/create.ts";
 import { createServer } from "./supervisor/server.ts";
@@ -17,8 +18,7 @@ export async function stdioMode(config: Config): Promise<number> {
   const session = `stdio-${crypto.randomUUID().slice(0, 8)}`;
   const done = Promise.withResolvers<void>();
   const transport: LineTransport = new LineTransport({
-    readable: Deno.stdin.readable,
-    writable: Deno.stdout.writable,
+    ...stdioIo(config.stdio),
     answerBadInput: true,
     intercept: fastToolCalls((name, args, ctx) => {
       if (!sup.find(name)) return undefined;

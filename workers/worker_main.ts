@@ -4,40 +4,32 @@
  */
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { loadConfig, VERSION } from "../src/config.ts";
+import { loadConfig, stdioKind, VERSION } from "../src/config.ts";
 import { createLogger, stderrSink } from "../src/log.ts";
 import { openBackend, standbyBackend } from "./backends.ts";
 import { createToolServer, runTool } from "./tool_server.ts";
 import { fastToolCalls } from "../src/fast_calls.ts";
 import { internalTools, openTool } from "./internal_tools.ts";
 import type { ToolImpl } from "./backend.ts";
-import { LineTransport } from "../src/line_transport.ts";
-
-/** Where a worker reads requests and writes answers. */
-export interface WorkerIo {
-  readable: ReadableStream<Uint8Array>;
-  writable: WritableStream<Uint8Array>;
-}
+import { type LineIo, LineTransport } from "../src/line_transport.ts";
+import { stdioIo } from "../src/stdio_conn.ts";
 
 /** Runs the worker process until its stdin closes or SIGTERM. */
 export function workerMain(args: string[]): Promise<number> {
   const stop = new AbortController();
   Deno.addSignalListener("SIGTERM", () => stop.abort());
-  return serveWorker(
-    args,
-    { readable: Deno.stdin.readable, writable: Deno.stdout.writable },
-    Deno.env.toObject(),
-    stop.signal,
-  );
+  const env = Deno.env.toObject();
+  // Read lazily: a worker that connects to its supervisor's socket leaves stdio alone.
+  return serveWorker(args, () => stdioIo(stdioKind(env.REMCP_STDIO)), env, stop.signal);
 }
 
 /**
- * Serves one database over `io` until the input ends or `stop` aborts: the whole worker, with
+ * Serves one database over `io()` (unless `--connect` names a socket) until the input ends or `stop` aborts: the whole worker, with
  * no process of its own (the process entry is {@link workerMain}; tests run it in-process).
  */
 export async function serveWorker(
   args: string[],
-  io: WorkerIo,
+  io: () => LineIo,
   env: Record<string, string>,
   stop?: AbortSignal,
 ): Promise<number> {
@@ -103,7 +95,7 @@ export async function serveWorker(
     }
   }
   const transport: LineTransport = new LineTransport({
-    ...(conn ? { conn } : { readable: io.readable, writable: io.writable }),
+    ...(conn ? { conn } : io()),
     answerBadInput: true,
     intercept: fastToolCalls((name, args, ctx) => {
       const tool = tools.get(name);

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import { LineTransport } from "../line_transport.ts";
+import { stdioIo } from "../stdio_conn.ts";
 import { createLogger, stderrSink } from "../log.ts";
 import { holdAttachment } from "./attach.ts";
 import { DaemonBridge } from "./bridge.ts";
@@ -41,8 +42,7 @@ export async function proxyMode(config: Config, flags: Record<string, unknown>):
   const session = `proxy-${crypto.randomUUID().slice(0, 12)}`;
   log.debug(`relaying to pid ${daemon.pid} as ${session}`);
   const stdio = new LineTransport({
-    readable: Deno.stdin.readable,
-    writable: Deno.stdout.writable,
+    ...stdioIo(config.stdio),
     answerBadInput: true,
   });
   const bridge = new DaemonBridge({

@@ -25,7 +25,7 @@ const inProcess: Spawner = (args, env) => {
   const stop = new AbortController();
   const status = serveWorker(
     args,
-    { readable: toWorker.readable, writable: fromWorker.writable },
+    () => ({ readable: toWorker.readable, writable: fromWorker.writable }),
     env,
     stop.signal,
   ).then((code): Deno.CommandStatus => ({ success: code === 0, code, signal: null }));
