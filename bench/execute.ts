@@ -3,16 +3,22 @@
  *  (a) N sequential client calls vs one execute doing the same N invokes (N = 1, 10, 100), on a
  *      server per sandbox kind (`--sandbox`), every way timed round by round, interleaved, so a
  *      busy machine's drift hits each alike (goal at N = 100: invokes >= 2x faster); at N = 100
- *      also the CPU per call of the whole process tree (Linux);
+ *      also the CPU per call of the whole process tree (Linux). The client calls, the reference,
+ *      run per client transport and server stdio (`--callee`, `transport:stdio`): pipes (a Deno
+ *      or Python host) or sockets (a host on Node.js), the server's stdio on its event loop
+ *      (`auto`) or Deno's (`stream`, as before REMCP_STDIO existed); the first is the reference of
+ *      the speedup column, the others are printed beside it;
  *  (b) sandbox start (warm process, fresh instance) and per-invoke overhead vs a direct call;
  *  (c) bytes the client receives for "summarise the ten largest functions", by single calls
  *      vs by one execute.
  *
  *   deno run -A bench/execute.ts [--tool get_database_info] [--sandbox process,thread]
- *     [--rounds 9] [binary]
+ *     [--callee pipe:auto,socket:auto,pipe:stream] [--rounds 9] [binary]
  */
 import { parseArgs } from "node:util";
+import type { Client } from "@modelcontextprotocol/client";
 import { fixture, type Harness, ok, startRemcp } from "../tests/_harness.ts";
+import { startRemcpOnSockets } from "../tests/_socket_stdio.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -20,6 +26,7 @@ const { values, positionals } = parseArgs({
     tool: { type: "string", default: "get_database_info" },
     sandbox: { type: "string", default: "process,thread" },
     rounds: { type: "string", default: "9" },
+    callee: { type: "string", default: "pipe:auto,socket:auto,pipe:stream" },
   },
   allowPositionals: true,
 });
@@ -31,7 +38,17 @@ const REPS = 15;
 const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
 // Client calls get a server of their own: a server that has just answered them runs the next
 // execute slower (measured: 2-4x, whichever kind it is), which would favour the other kinds.
-const callee = await startRemcp({ env });
+const callees: [string, { client: Client; close(): Promise<void> }][] = [];
+for (const spec of values.callee.split(",").filter((c) => c !== "")) {
+  const [transport, stdio = "auto"] = spec.split(":");
+  const calleeEnv = { ...env, REMCP_STDIO: stdio };
+  callees.push([
+    `client ${transport}:${stdio}`,
+    transport === "socket"
+      ? await startRemcpOnSockets({ env: calleeEnv })
+      : await startRemcp({ env: calleeEnv }),
+  ]);
+}
 const servers: [string, Harness][] = [];
 for (const kind of KINDS) {
   servers.push([kind, await startRemcp({ env: { ...env, REMCP_SANDBOX: kind } })]);
@@ -91,12 +108,12 @@ const failed = (r: { isError?: unknown; content: unknown }) => {
 try {
   // One database per server, so calls and invokes name none (each server's only one is used).
   const dbs: string[] = [];
-  for (const s of [callee, ...servers.map(([, s]) => s)]) {
+  for (const s of [...callees.map(([, s]) => s), ...servers.map(([, s]) => s)]) {
     const o = await ok(s.client, "open_database", { path: FILE });
     await ok(s.client, "wait_for_analysis", {});
     dbs.push(String(o.database));
   }
-  const db = dbs[1]!;
+  const db = dbs[callees.length]!;
   const args: Record<string, unknown> = TOOL === "read_bytes" ? { address: "main", size: 16 } : {};
   const call = { name: TOOL, arguments: args };
 
@@ -105,17 +122,19 @@ try {
       `(median of ${ROUNDS} interleaved rounds, ms)`,
   );
   console.log(
-    `    N   client calls ${KINDS.map((k) => `execute (${k})`.padStart(18)).join("")}   speedup`,
+    `    N   ${callees.map(([c]) => c.padStart(20)).join("")}${
+      KINDS.map((k) => `execute (${k})`.padStart(18)).join("")
+    }   speedup over ${callees[0]![0]}`,
   );
   for (const n of [1, 10, 100]) {
     const code = `for (let i = 0; i < ${n}; i++) await invoke(${JSON.stringify(TOOL)}, ` +
       `${JSON.stringify(args)}); ${n}`;
-    const ways: [string, () => Promise<unknown>][] = [[
-      "client",
+    const ways: [string, () => Promise<unknown>][] = callees.map(([name, c]) => [
+      name,
       async () => {
-        for (let i = 0; i < n; i++) failed(await callee.client.callTool(call) as never);
+        for (let i = 0; i < n; i++) failed(await c.client.callTool(call) as never);
       },
-    ]];
+    ]);
     for (const [kind, s] of servers) {
       ways.push([kind, async () =>
         failed(
@@ -140,18 +159,19 @@ try {
         }
       }
     }
-    const client = median(times.get("client")!);
+    const clients = callees.map(([c]) => median(times.get(c)!));
+    const client = clients[0]!;
     const execs = KINDS.map((k) => median(times.get(k)!));
     console.log(
-      `${String(n).padStart(5)} ${client.toFixed(2).padStart(14)} ${
+      `${String(n).padStart(5)}   ${clients.map((c) => c.toFixed(2).padStart(20)).join("")}${
         execs.map((e) => e.toFixed(2).padStart(18)).join("")
       }   ${execs.map((e) => `${(client / e).toFixed(2)}×`).join(" ")}`,
     );
     if (n === 100 && Deno.build.os === "linux") {
       const per = (k: string) => (median(cpu.get(k)!) / n).toFixed(3);
       console.log(
-        `      CPU per call (every thread of this process and its children, ms): client ${
-          per("client")
+        `      CPU per call (every thread of this process and its children, ms): ${
+          callees.map(([c]) => `${c} ${per(c)}`).join(", ")
         }, ${KINDS.map((k) => `execute (${k}) ${per(k)}`).join(", ")}`,
       );
     }
@@ -213,5 +233,5 @@ try {
   console.log(`    execute:      ${execBytes} bytes in 1 round trip`);
   console.log(`    ratio: ${(single / execBytes).toFixed(1)}× fewer bytes with execute`);
 } finally {
-  for (const s of [callee, ...servers.map(([, s]) => s)]) await s.close();
+  for (const s of [...callees.map(([, s]) => s), ...servers.map(([, s]) => s)]) await s.close();
 }

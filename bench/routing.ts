@@ -1,27 +1,50 @@
 /**
  * Routing overhead: a trivial tool call (`get_database_info`) made (a) directly to a worker over
  * its own stdio and (b) through the supervisor, in one run, round by round interleaved so that a
- * busy machine's drift hits both alike. Prints the median per call (median of the rounds'
- * medians), the ratio (target: the supervisor hop adds at most 50%), and on Linux the CPU each
- * process spends per call (/proc). `bench/hop_floor.ts` measures the same hop with no MCP work.
+ * busy machine's drift hits every way alike. Each pair runs per client transport: pipes (as a
+ * Deno or Python host gives, and this project's tests) and Unix sockets (as a host on Node.js
+ * gives: its child_process hands the child a socket pair per stream), and per server stdio
+ * (`REMCP_STDIO`: `auto` serves both on the event loop, `stream` is Deno's stdio, the reference
+ * before that). Prints the median per call (median of the rounds' medians), the ratio per pair
+ * (target: the supervisor hop adds at most 50%), and on Linux the CPU each process spends per
+ * call (/proc). `bench/hop_floor.ts` measures the same hop with no MCP work.
  *
- *   deno run -A bench/routing.ts [calls per round] [rounds]
+ *   deno run -A bench/routing.ts [--calls 500] [--rounds 7] [--client pipe,socket]
+ *     [--stdio auto,stream]
  */
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { fixture, ok, remcpArgs, startRemcp } from "../tests/_harness.ts";
+import { parseArgs } from "node:util";
+import type { Client } from "@modelcontextprotocol/client";
+import { fixture, ok, startRemcp } from "../tests/_harness.ts";
+import { startRemcpOnSockets } from "../tests/_socket_stdio.ts";
 
-const CALLS = Number(Deno.args[0] ?? 500);
-const ROUNDS = Number(Deno.args[1] ?? 7);
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    calls: { type: "string", default: "500" },
+    rounds: { type: "string", default: "7" },
+    client: { type: "string", default: "pipe,socket" },
+    stdio: { type: "string", default: "auto,stream" },
+  },
+});
+const CALLS = Number(values.calls);
+const ROUNDS = Number(values.rounds);
+const CLIENTS = values.client.split(",").filter((c) => c !== "");
+const STDIOS = values.stdio.split(",").filter((c) => c !== "");
 const FILE = fixture("elf_x86_64_gcc_O2");
 const linux = Deno.build.os === "linux";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** CPU time of a process so far, ms (Linux). */
+/** CPU time of a process so far, ms: every thread's, from Linux's schedstat (ns). */
 function cpuMs(pid: number): number {
-  const s = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
+  let ns = 0;
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/schedstat`).split(" ")[0]);
+    } catch {
+      // The thread ended.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** The worker a supervisor started for the file: its busiest child. */
@@ -35,54 +58,72 @@ function busiestChild(pid: number): number {
 }
 
 interface Way {
+  name: string;
   client: Client;
   args: Record<string, unknown>;
   /** Processes whose CPU is counted: the server the client talks to, then its worker if any. */
   pids: number[];
+  close(): Promise<unknown>;
   wall: number[];
   cpu: number[][];
 }
 
-// (a) direct: the worker is a complete MCP server on its own.
-const transport = new StdioClientTransport({
-  command: Deno.execPath(),
-  args: remcpArgs(["worker", "--backend", "embedded", FILE]),
-  env: { ...Deno.env.toObject(), REMCP_LOG_LEVEL: "error" },
-  stderr: "ignore",
-});
-const directClient = new Client({ name: "bench", version: "0" });
-await directClient.connect(transport);
-// Let the worker finish loading.
-for (let i = 0; i < 100; i++) {
-  const r = await directClient.callTool({ name: "_status", arguments: {} });
-  if ((r.structuredContent as { state: string }).state === "ready") break;
-  await new Promise((r) => setTimeout(r, 50));
+/** A server started with `args`, its client over `client`: the client and the server's pid. */
+async function serve(
+  args: string[],
+  client: string,
+  env: Record<string, string>,
+): Promise<{ client: Client; pid: number; close(): Promise<unknown> }> {
+  if (client === "socket") {
+    const h = await startRemcpOnSockets({ args, env });
+    return { client: h.client, pid: h.child.pid, close: h.close };
+  }
+  const h = await startRemcp({ args, env });
+  return { client: h.client, pid: h.transport.pid!, close: h.close };
 }
 
-// (b) through the supervisor.
-const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" } });
-const opened = await ok(h.client, "open_database", { path: FILE });
-await ok(h.client, "wait_for_analysis", {});
-
-const ways: Record<string, Way> = {
-  direct: {
-    client: directClient,
-    args: {},
-    pids: linux ? [transport.pid!] : [],
-    wall: [],
-    cpu: [],
-  },
-  routed: {
-    client: h.client,
-    args: { database: opened.database },
-    pids: linux ? [h.transport.pid!, busiestChild(h.transport.pid!)] : [],
-    wall: [],
-    cpu: [],
-  },
-};
+const ways: Way[] = [];
+const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
+for (const client of CLIENTS) {
+  for (const stdio of STDIOS) {
+    // (a) direct: the worker is a complete MCP server on its own.
+    const direct = await serve(
+      ["worker", "--backend", "embedded", FILE],
+      client,
+      { ...env, REMCP_STDIO: stdio },
+    );
+    for (let i = 0; i < 100; i++) {
+      const r = await direct.client.callTool({ name: "_status", arguments: {} });
+      if ((r.structuredContent as { state: string }).state === "ready") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // (b) through the supervisor.
+    const routed = await serve([], client, { ...env, REMCP_STDIO: stdio });
+    const opened = await ok(routed.client, "open_database", { path: FILE });
+    await ok(routed.client, "wait_for_analysis", {});
+    const tag = `${client}, stdio ${stdio}`;
+    ways.push({
+      name: `direct (${tag})`,
+      client: direct.client,
+      args: {},
+      pids: linux ? [direct.pid] : [],
+      close: direct.close,
+      wall: [],
+      cpu: [],
+    }, {
+      name: `routed (${tag})`,
+      client: routed.client,
+      args: { database: opened.database },
+      pids: linux ? [routed.pid, busiestChild(routed.pid)] : [],
+      close: routed.close,
+      wall: [],
+      cpu: [],
+    });
+  }
+}
 try {
   for (let round = -1; round < ROUNDS; round++) {
-    for (const way of Object.values(ways)) {
+    for (const way of ways) {
       const c0 = way.pids.map(cpuMs);
       const me0 = process.cpuUsage();
       const times: number[] = [];
@@ -101,21 +142,21 @@ try {
     }
   }
 } finally {
-  await directClient.close();
-  await h.close();
+  for (const way of ways) await way.close().catch(() => {});
 }
 
-const cpuText = (w: Way, names: string[]) =>
-  names.map((n, i) => `${n} ${median(w.cpu.map((r) => r[i]!)).toFixed(3)}`).join(", ");
-const ma = median(ways.direct!.wall);
-const mb = median(ways.routed!.wall);
+const cpuText = (w: Way) =>
+  ["client", ...(w.pids.length === 2 ? ["supervisor", "worker"] : ["worker"])]
+    .map((n, i) => `${n} ${median(w.cpu.map((r) => r[i]!)).toFixed(3)}`).join(", ");
 console.log(`routing: get_database_info, median of ${ROUNDS} rounds of ${CALLS} calls (ms)`);
-console.log(`direct to worker     ${ma.toFixed(3).padStart(7)}`);
-console.log(`through supervisor   ${mb.toFixed(3).padStart(7)}`);
-console.log(`ratio supervisor/direct: ${(mb / ma).toFixed(2)} (target ≤ 1.50)`);
-if (linux) {
-  console.log(`CPU ms per call, direct: ${cpuText(ways.direct!, ["client", "worker"])}`);
+for (const way of ways) {
   console.log(
-    `CPU ms per call, routed: ${cpuText(ways.routed!, ["client", "supervisor", "worker"])}`,
+    `${way.name.padEnd(34)} ${median(way.wall).toFixed(3).padStart(7)}` +
+      (linux ? `   CPU ms per call: ${cpuText(way)}` : ""),
   );
+}
+for (let i = 0; i + 1 < ways.length; i += 2) {
+  const [d, r] = [ways[i]!, ways[i + 1]!];
+  const ratio = median(r.wall) / median(d.wall);
+  console.log(`ratio ${r.name.slice(7)}: ${ratio.toFixed(2)} (target ≤ 1.50)`);
 }

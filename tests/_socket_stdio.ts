@@ -7,6 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/client";
 import { type ByteConn, LineTransport } from "../src/line_transport.ts";
+import { remcpArgs } from "./_harness.ts";
 
 /** Connects once (`shared`: one socket on fd 0 and 1) or twice (stdin's, then stdout's). */
 const LAUNCHER = `
@@ -99,4 +100,41 @@ export async function connectClient(child: SocketChild): Promise<Client> {
   const client = new Client({ name: "remcp-test", version: "0.0.0" });
   await client.connect(socketTransport(child));
   return client;
+}
+
+/** A remcp process on sockets with its client, as {@link startRemcp} gives one on pipes. */
+export interface SocketHarness {
+  client: Client;
+  child: SocketChild;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `remcp [args]` with sockets as stdin and stdout (a fresh state folder, removed by
+ * `close`) and connects a client.
+ */
+export async function startRemcpOnSockets(
+  opts: { args?: string[]; env?: Record<string, string>; shared?: boolean } = {},
+): Promise<SocketHarness> {
+  const stateDir = await Deno.makeTempDir({ prefix: "remcp-test-state-" });
+  const child = await spawnOnSockets(Deno.execPath(), remcpArgs(opts.args ?? []), {
+    env: {
+      ...Deno.env.toObject(),
+      REMCP_STATE_DIR: stateDir,
+      REMCP_CHECK_OUTPUT: "1",
+      REMCP_LOG_LEVEL: "warn",
+      ...opts.env,
+    },
+    shared: opts.shared ?? false,
+  });
+  const client = await connectClient(child);
+  return {
+    client,
+    child,
+    async close() {
+      await client.close().catch(() => {});
+      await child.status;
+      await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+    },
+  };
 }
