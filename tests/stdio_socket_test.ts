@@ -6,7 +6,7 @@
  * ends it cleanly.
  */
 import assert from "node:assert/strict";
-import { remcpArgs, withTempDir } from "./_harness.ts";
+import { fixture, remcpArgs, withTempDir } from "./_harness.ts";
 import { connectClient, spawnOnSockets } from "./_socket_stdio.ts";
 
 const linux = Deno.build.os === "linux";
@@ -235,3 +235,23 @@ for (const way of readers) {
 function tick(): Promise<undefined> {
   return new Promise((r) => setTimeout(() => r(undefined), 50));
 }
+
+Deno.test({
+  name: "a worker serving its own stdio on a socket answers and ends with 0 at stdin's end",
+  ignore: !linux,
+  fn: () =>
+    withTempDir("remcp-test-state-", async (dir) => {
+      const child = await spawnOnSockets(
+        Deno.execPath(),
+        remcpArgs(["worker", "--backend", "embedded", fixture("elf_x86_64_gcc_O2")]),
+        { env: env(dir) },
+      );
+      const client = await connectClient(child);
+      assert.ok(nonBlocking(child.pid, 0), "fd 0 served by node:net");
+      const r = await client.callTool({ name: "_status", arguments: {} });
+      assert.notEqual(r.isError, true, JSON.stringify(r.content));
+      assert.equal(typeof (r.structuredContent as { state: unknown }).state, "string");
+      await client.close();
+      assert.equal((await child.status).code, 0, child.stderr());
+    }),
+});
