@@ -13,6 +13,7 @@
  *     [--stdio auto,stream]
  */
 import { parseArgs } from "node:util";
+import { processCpuMs } from "./_cpu.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { fixture, ok, startRemcp } from "../tests/_harness.ts";
 import { startRemcpOnSockets } from "../tests/_socket_stdio.ts";
@@ -34,19 +35,6 @@ const FILE = fixture("elf_x86_64_gcc_O2");
 const linux = Deno.build.os === "linux";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** CPU time of a process so far, ms: every thread's, from Linux's schedstat (ns). */
-function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/schedstat`).split(" ")[0]);
-    } catch {
-      // The thread ended.
-    }
-  }
-  return ns / 1e6;
-}
-
 /** The worker a supervisor started for the file: its busiest child. */
 function busiestChild(pid: number): number {
   const kids: number[] = [];
@@ -54,7 +42,7 @@ function busiestChild(pid: number): number {
     const c = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/children`).trim();
     if (c) kids.push(...c.split(" ").map(Number));
   }
-  return kids.map((k) => [k, cpuMs(k)] as const).sort((a, b) => b[1] - a[1])[0]![0];
+  return kids.map((k) => [k, processCpuMs(k)] as const).sort((a, b) => b[1] - a[1])[0]![0];
 }
 
 interface Way {
@@ -126,7 +114,7 @@ try {
     // Each round starts one way later, so no way always follows the same one.
     const start = Math.max(round, 0) % ways.length;
     for (const way of [...ways.slice(start), ...ways.slice(0, start)]) {
-      const c0 = way.pids.map(cpuMs);
+      const c0 = way.pids.map(processCpuMs);
       const me0 = process.cpuUsage();
       const times: number[] = [];
       for (let i = 0; i < CALLS; i++) {
@@ -139,7 +127,7 @@ try {
       way.wall.push(median(times));
       way.cpu.push([
         (me.user + me.system) / 1000 / CALLS,
-        ...way.pids.map((p, i) => (cpuMs(p) - c0[i]!) / CALLS),
+        ...way.pids.map((p, i) => (processCpuMs(p) - c0[i]!) / CALLS),
       ]);
     }
   }

@@ -9,6 +9,7 @@
  *   deno run -A bench/stdio_syscalls.ts [--calls 2000] [--ways pipe:auto,pipe:stream,...]
  */
 import { parseArgs } from "node:util";
+import { processCpuMs } from "./_cpu.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { fixture, ok, startRemcp } from "../tests/_harness.ts";
 import { startRemcpOnSockets } from "../tests/_socket_stdio.ts";
@@ -27,19 +28,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 if (Deno.build.os !== "linux") {
   console.log("stdio_syscalls: Linux only (/proc and strace)");
   Deno.exit(0);
-}
-
-/** CPU time of every thread of a process so far, ms. */
-function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/schedstat`).split(" ")[0]);
-    } catch {
-      // The thread ended.
-    }
-  }
-  return ns / 1e6;
 }
 
 /** `strace -c`'s table: calls per system call. */
@@ -73,9 +61,9 @@ for (const spec of values.ways.split(",").filter((w) => w !== "")) {
     for (let i = 0; i < 300; i++) await call();
     const cpu: number[] = [];
     for (let round = 0; round < 5; round++) {
-      const c0 = cpuMs(pid);
+      const c0 = processCpuMs(pid);
       for (let i = 0; i < 500; i++) await call();
-      cpu.push((cpuMs(pid) - c0) / 500);
+      cpu.push((processCpuMs(pid) - c0) / 500);
     }
     const out = await Deno.makeTempFile({ prefix: "remcp-bench-strace-" });
     const strace = new Deno.Command("strace", {

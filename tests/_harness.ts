@@ -42,6 +42,20 @@ export interface ProgressParams {
 /** Client options for one protocol era. */
 export type Era = "legacy" | "auto" | "2026-07-28";
 
+/** The environment a test's remcp runs with: this one's, a state folder, checked output. */
+export function remcpEnv(
+  stateDir: string,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    ...Deno.env.toObject(),
+    REMCP_STATE_DIR: stateDir,
+    REMCP_CHECK_OUTPUT: "1",
+    REMCP_LOG_LEVEL: "warn",
+    ...env,
+  };
+}
+
 /** Starts `remcp [args]` and connects a client. */
 export async function startRemcp(
   opts: { env?: Record<string, string>; args?: string[]; era?: Era; stateDir?: string } = {},
@@ -50,13 +64,7 @@ export async function startRemcp(
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: remcpArgs(opts.args ?? []),
-    env: {
-      ...Deno.env.toObject(),
-      REMCP_STATE_DIR: stateDir,
-      REMCP_CHECK_OUTPUT: "1",
-      REMCP_LOG_LEVEL: "warn",
-      ...opts.env,
-    },
+    env: remcpEnv(stateDir, opts.env),
     stderr: "pipe",
   });
   const era = opts.era ?? "legacy";

@@ -7,7 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/client";
 import { type ByteConn, LineTransport } from "../src/line_transport.ts";
-import { remcpArgs } from "./_harness.ts";
+import { remcpArgs, remcpEnv } from "./_harness.ts";
 
 /** Connects once (`shared`: one socket on fd 0 and 1) or twice (stdin's, then stdout's). */
 const LAUNCHER = `
@@ -118,13 +118,7 @@ export async function startRemcpOnSockets(
 ): Promise<SocketHarness> {
   const stateDir = await Deno.makeTempDir({ prefix: "remcp-test-state-" });
   const child = await spawnOnSockets(Deno.execPath(), remcpArgs(opts.args ?? []), {
-    env: {
-      ...Deno.env.toObject(),
-      REMCP_STATE_DIR: stateDir,
-      REMCP_CHECK_OUTPUT: "1",
-      REMCP_LOG_LEVEL: "warn",
-      ...opts.env,
-    },
+    env: remcpEnv(stateDir, opts.env),
     shared: opts.shared ?? false,
   });
   const client = await connectClient(child);
