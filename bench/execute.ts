@@ -122,7 +122,7 @@ try {
       `(median of ${ROUNDS} interleaved rounds, ms)`,
   );
   console.log(
-    `    N   ${callees.map(([c]) => c.padStart(20)).join("")}${
+    `    N   ${callees.map(([c]) => c.padStart(22)).join("")}${
       KINDS.map((k) => `execute (${k})`.padStart(18)).join("")
     }   speedup over ${callees[0]![0]}`,
   );
@@ -163,7 +163,7 @@ try {
     const client = clients[0]!;
     const execs = KINDS.map((k) => median(times.get(k)!));
     console.log(
-      `${String(n).padStart(5)}   ${clients.map((c) => c.toFixed(2).padStart(20)).join("")}${
+      `${String(n).padStart(5)}   ${clients.map((c) => c.toFixed(2).padStart(22)).join("")}${
         execs.map((e) => e.toFixed(2).padStart(18)).join("")
       }   ${execs.map((e) => `${(client / e).toFixed(2)}×`).join(" ")}`,
     );
