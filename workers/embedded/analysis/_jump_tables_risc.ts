@@ -297,7 +297,7 @@ class Slice {
 
   /** The value of PC as the ARM instruction `t` reads it (Thumb: 4 bytes on, A32: 8). */
   #pc(t: RiscText): number {
-    return t.address + (this.image.isThumb?.(t.address) === true ? 4 : 8);
+    return t.address + (this.cache.isThumb(t.address) ? 4 : 8);
   }
 
   /**
