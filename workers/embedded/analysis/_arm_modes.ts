@@ -17,6 +17,13 @@ export interface ModeMark {
   thumb: boolean;
 }
 
+/** A learnt mark; a soft one (a section's start) gives way to evidence. */
+interface Mark extends ModeMark {
+  soft: boolean;
+  /** The soft mode a hard mark replaced, restored if it is forgotten. */
+  under?: boolean;
+}
+
 /** The addresses whose mode a {@link ArmModes.learn} or {@link ArmModes.forget} changed. */
 export interface ModeChange {
   start: number;
@@ -28,7 +35,7 @@ export interface ModeChange {
 export class ArmModes {
   readonly #fixed: boolean;
   readonly #fallback: (addr: number) => boolean;
-  readonly #marks: ModeMark[] = [];
+  readonly #marks: Mark[] = [];
 
   constructor(image: BinaryImage) {
     const isThumb = image.isThumb;
@@ -42,6 +49,11 @@ export class ArmModes {
     return this.#fixed;
   }
 
+  /** The image's own answer at `addr`, without what was learnt. */
+  fallback(addr: number): boolean {
+    return this.#fallback(addr);
+  }
+
   /** Whether code at `addr` runs in Thumb mode. */
   isThumb(addr: number): boolean {
     const m = this.#marks;
@@ -50,25 +62,29 @@ export class ArmModes {
     return k < 0 ? this.#fallback(addr) : m[k]!.thumb;
   }
 
-  /** Whether a mark was learnt exactly at `addr`. */
+  /** Whether evidence (not just a section's start) set the mode exactly at `addr`. */
   markedAt(addr: number): boolean {
     const k = lastAtOrBefore(this.#marks, addr, (x) => x.addr);
-    return k >= 0 && this.#marks[k]!.addr === addr;
+    return k >= 0 && this.#marks[k]!.addr === addr && !this.#marks[k]!.soft;
   }
 
   /**
-   * Records that a function at `addr` runs in `thumb` mode (the first word on an address wins).
-   * Returns the addresses whose mode this changed, if any: what was decoded there is stale.
+   * Records that a function at `addr` runs in `thumb` mode (the first evidence on an address
+   * wins; a `soft` mark, a section's start, gives way to evidence). Returns the addresses whose
+   * mode this changed, if any: what was decoded there is stale.
    */
-  learn(addr: number, thumb: boolean): ModeChange | undefined {
+  learn(addr: number, thumb: boolean, soft = false): ModeChange | undefined {
     if (this.#fixed) return undefined;
     const m = this.#marks;
     const k = lastAtOrBefore(m, addr, (x) => x.addr);
-    if (k >= 0 && m[k]!.addr === addr) return undefined;
+    const at = k >= 0 && m[k]!.addr === addr ? m[k]! : undefined;
+    if (at !== undefined && (soft || !at.soft)) return undefined;
     const before = this.isThumb(addr);
-    m.splice(k + 1, 0, { addr, thumb });
+    if (at !== undefined) m[k] = { addr, thumb, soft: false, under: at.thumb };
+    else m.splice(k + 1, 0, { addr, thumb, soft });
     if (before === thumb) return undefined;
-    return { start: addr, end: m[k + 2]?.addr ?? Infinity };
+    const next = m[at !== undefined ? k + 1 : k + 2];
+    return { start: addr, end: next?.addr ?? Infinity };
   }
 
   /** Drops the mark at `addr` (a probe in that mode failed); returns what changed back. */
@@ -77,9 +93,12 @@ export class ArmModes {
     const k = lastAtOrBefore(m, addr, (x) => x.addr);
     if (k < 0 || m[k]!.addr !== addr) return undefined;
     const was = m[k]!.thumb;
-    m.splice(k, 1);
+    const under = m[k]!.under;
+    if (under !== undefined) m[k] = { addr, thumb: under, soft: true };
+    else m.splice(k, 1);
     if (this.isThumb(addr) === was) return undefined;
-    return { start: addr, end: m[k]?.addr ?? Infinity };
+    const next = m[under !== undefined ? k + 1 : k];
+    return { start: addr, end: next?.addr ?? Infinity };
   }
 
   /** The learnt marks, sorted, without those that repeat the mode before them. */
@@ -87,7 +106,7 @@ export class ArmModes {
     const out: ModeMark[] = [];
     for (const mark of this.#marks) {
       const before = out.length > 0 ? out[out.length - 1]!.thumb : this.#fallback(mark.addr);
-      if (before !== mark.thumb) out.push({ ...mark });
+      if (before !== mark.thumb) out.push({ addr: mark.addr, thumb: mark.thumb });
     }
     return out;
   }

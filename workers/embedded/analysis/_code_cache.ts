@@ -265,9 +265,9 @@ export class CodeCache {
    * ARM: learns that code at `addr` runs in `thumb` mode (see {@link ArmModes.learn}) and drops
    * what was decoded in the other mode; true when some address changed mode.
    */
-  learnMode(addr: number, thumb: boolean): boolean {
+  learnMode(addr: number, thumb: boolean, soft = false): boolean {
     if (this.#thumbDecoder === undefined) return false;
-    return this.#forget(this.modes.learn(addr, thumb));
+    return this.#forget(this.modes.learn(addr, thumb, soft));
   }
 
   /** ARM: undoes {@link learnMode} at `addr`. */

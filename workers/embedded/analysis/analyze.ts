@@ -289,12 +289,12 @@ class Discovery {
       for (const ep of image.entryPoints) {
         if (ep.thumb !== undefined) this.cache.learnMode(this.norm(ep.address), ep.thumb);
       }
-      // A learnt mode holds up to the next mark: a mark at each code section's start keeps an
-      // A32 stub's mode from running on into `.text`. Linkers write PLT stubs in A32.
+      // A learnt mode holds up to the next mark: a soft mark at each code section's start keeps
+      // an A32 stub's mode from running on into `.text`. Linkers write PLT stubs in A32.
       for (const r of this.cache.ranges) {
         const stubs = inStubSection(image, r.start) &&
-          plausibleA32(r.start, image.readUpTo(r.start, 16));
-        this.cache.learnMode(r.start, stubs ? false : this.cache.isThumb(r.start));
+          plausibleA32(r.start, image.readUpTo(r.start, 4 * A32_WORDS));
+        this.cache.learnMode(r.start, stubs ? false : this.cache.modes.fallback(r.start), true);
       }
     }
     // Imports: stubs are functions named after the import; slots lead to them.
@@ -588,7 +588,9 @@ class Discovery {
     const b = this.image.readUpTo(a, 4 * A32_WORDS);
     let want = thumb ?? current;
     if (thumb === undefined && gap) {
-      if (current && plausibleA32(a, b)) want = false;
+      // Thumb `blx` to a stub reads as an A32 branch: an unreachable call after a call that
+      // does not return (glibc's `_start`) stays in its mode.
+      if (current && plausibleA32(a, b) && !this.#callAfterCode(a)) want = false;
       else if (
         !current && (a32Odds(a, b) <= NOT_A32 || thumbPrologueAt(b) && !plausibleA32(a, b))
       ) {
@@ -600,6 +602,14 @@ class Discovery {
     if (cache.modes.markedAt(a)) return false;
     if (cache.learnMode(a, want)) this.#reexploreFlipped(a);
     return true;
+  }
+
+  /** Whether `a`, right after explored code, decodes in its current mode as a direct call. */
+  #callAfterCode(a: number): boolean {
+    // `explored` marks instruction starts: the one before is 2 or 4 bytes back.
+    if (!this.explored.has(a - 2) && !this.explored.has(a - 4)) return false;
+    const n = this.cache.indexAt(a);
+    return n >= 0 && this.cache.flowOf(n) === FLOW_CODE.call;
   }
 
   /** A direct call's target runs in its caller's mode, or the other one after `blx imm`. */

@@ -10,6 +10,7 @@ import {
   thumbPrologueAt,
 } from "./_arm_modes.ts";
 import { analyzeFixture, openFixture, truthOf } from "./_test_fixtures.ts";
+import { deserializeAnalysis, serializeAnalysis } from "./serialize.ts";
 
 const le32 = (...words: number[]) => {
   const b = new Uint8Array(words.length * 4);
@@ -147,4 +148,12 @@ Deno.test("with mapping symbols the analysis learns nothing and finds the same s
   const inText = (a: typeof full) =>
     a.functions().filter((f) => f.start >= text.start && f.start < text.end).map((f) => f.start);
   assert.deepEqual(inText(stripped), inText(full));
+});
+
+Deno.test("learnt modes survive the analysis cache", async () => {
+  const name = "elf_arm_modes_clang_O2_stripped";
+  const a = await analyzeFixture(name);
+  assert.ok((a.data.armModes?.length ?? 0) > 0);
+  const b = deserializeAnalysis(serializeAnalysis(a), openFixture(name));
+  assert.deepEqual(b.data.armModes, a.data.armModes);
 });
