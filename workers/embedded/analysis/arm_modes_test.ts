@@ -137,6 +137,11 @@ for (const cc of ["clang", "gcc"]) {
     const main = [...truth].find(([, [fn]]) => fn === "main")![0];
     const entry = a.functionStartingAt(main)!;
     assert.ok(entry.end - entry.start >= 0x40, `main ends at 0x${entry.end.toString(16)}`);
+    // The A32 jump table (clang: `add pc, r2, r1` over offsets; gcc: `ldrls pc, [pc, r0, lsl #2]`)
+    // is read: eight case edges, and no case block is a function (checked above).
+    const sw = [...truth].find(([, [fn]]) => fn === "remcp_mode_switch")![0];
+    const cases = a.functionStartingAt(sw)!.edges.filter((e) => e.kind === "case");
+    assert.equal(new Set(cases.map((e) => e.value)).size, 8);
   });
 }
 
