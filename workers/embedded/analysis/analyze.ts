@@ -494,15 +494,7 @@ class Discovery {
         // A lazy-binding stub's jump goes to the resolver (PowerPC64 `__glink_PLTresolve` at the
         // end of `.text`): import machinery, not a function.
         if (s.source !== "import") {
-          for (const e of t.edges) {
-            if (e.kind !== "tail") continue;
-            const to = this.#globalEntry(e.to);
-            // `b` keeps the mode: a tail target learns its jumper's.
-            if (this.#learnsModes && !seeds.has(to) && !this.explored.has(to)) {
-              this.#learnMode(to, cache.isThumb(e.from), false);
-            }
-            tails.push(to);
-          }
+          for (const e of t.edges) if (e.kind === "tail") tails.push(this.#globalEntry(e.to));
         }
         this.codePointers.push(...t.codePointers);
         if (pacer.due()) await pacer.tick(0.05 + 0.4 * (qi / queue.length), "Exploring functions");
@@ -578,16 +570,17 @@ class Discovery {
 
   /**
    * Marks `a` as a function in `thumb` mode when that is plausible there: a switch to A32 needs
-   * code that reads as A32 ({@link plausibleA32}). Without evidence (`thumb` undefined, a gap),
-   * the prologue of the other mode switches it. True when a mark was made; code explored before
+   * code that reads as A32 ({@link plausibleA32}). For a `candidate` (a pointer or a gap) without
+   * evidence (`thumb` undefined) the bytes may switch it; a call's target (not a candidate) may
+   * not turn code that reads as A32 into Thumb. True when a mark was made; code explored before
    * in the range whose mode changed is explored again.
    */
-  #learnMode(a: number, thumb: boolean | undefined, gap: boolean): boolean {
+  #learnMode(a: number, thumb: boolean | undefined, candidate: boolean): boolean {
     const cache = this.cache;
     const current = cache.isThumb(a);
     const b = this.image.readUpTo(a, 4 * A32_WORDS);
     let want = thumb ?? current;
-    if (thumb === undefined && gap) {
+    if (thumb === undefined && candidate) {
       // Thumb `blx` to a stub reads as an A32 branch: an unreachable call after a call that
       // does not return (glibc's `_start`) stays in its mode.
       if (current && plausibleA32(a, b) && !this.#callAfterCode(a)) want = false;
@@ -599,6 +592,9 @@ class Discovery {
     }
     if (want === current && thumb === undefined) return false;
     if (!want && current && !plausibleA32(a, b)) return false;
+    // A branch's mode is only as good as its decoding: Thumb for bytes that read as A32 needs a
+    // pointer's low bit, not a jump from code that may itself be misread.
+    if (want && !current && !candidate && plausibleA32(a, b)) return false;
     if (cache.modes.markedAt(a)) return false;
     if (cache.learnMode(a, want)) this.#reexploreFlipped(a);
     return true;
