@@ -178,3 +178,42 @@ Deno.test("a 6 KB PE whose .text claims 4 GiB analyses to the end", e2e, async (
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test(
+  "a stripped clang ARM binary's A32 functions disassemble and decompile as A32",
+  e2e,
+  async () => {
+    // clang builds armhf code as A32 between Thumb crt files; without mapping symbols the modes
+    // are learnt by the analysis, and the tools must decode by them.
+    const name = "elf_arm_modes_clang_O2_stripped";
+    const t = await truth(name);
+    const addr = (fn: string) =>
+      (t.functions as { name: string; address: string }[]).find((f) => f.name === fn)!.address;
+    const h = await startRemcp();
+    try {
+      const db = await open(h, name);
+      const dis = await ok(h.client, "disassemble_function", {
+        database: db,
+        address: addr("main"),
+        limit: 500,
+      });
+      const rows = dis.items as { bytes: string; mnemonic: string; operands: string }[];
+      assert.equal(rows[0]!.mnemonic, "push");
+      assert.match(rows[0]!.operands, /lr\}/);
+      assert.ok(rows.every((r) => r.bytes.length === 8), "every instruction is 4 bytes");
+      // The Thumb half stays Thumb.
+      const thumb = await ok(h.client, "disassemble_function", {
+        database: db,
+        address: addr("remcp_thumb_sum"),
+      });
+      assert.ok((thumb.items as { bytes: string }[]).some((r) => r.bytes.length === 4));
+      const c = await ok(h.client, "decompile_function", { database: db, address: addr("main") });
+      const code = String(c.code);
+      // The embedded decompiler does not lift 32-bit ARM: its fallback lists the A32 disassembly.
+      assert.match(code, /printf/, code);
+      assert.doesNotMatch(code, /\(bad\)|invalid/, code);
+    } finally {
+      await h.close();
+    }
+  },
+);

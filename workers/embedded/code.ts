@@ -7,6 +7,7 @@ import { hex } from "../../src/protocol/paging.ts";
 import { createDecoder } from "./arch/decoder.ts";
 import type { DecodeOptions, Decoder, Insn } from "./arch/types.ts";
 import type { BinaryImage } from "./formats/image.ts";
+import { type ModeMark, modesOver } from "./analysis/_arm_modes.ts";
 
 /** An instruction as results show it. */
 export interface InsnRow {
@@ -34,15 +35,38 @@ export interface RowNamer {
 export class CodeView {
   #image: BinaryImage;
   #decoders = new Map<string, Promise<Decoder>>();
+  /** ARM: modes the analysis learnt, over the image's own answer. */
+  #isThumb: ((address: number) => boolean) | undefined;
 
   constructor(image: BinaryImage) {
     this.#image = image;
   }
 
-  /** The decoder for code at `address` (Thumb where the image says so). */
-  decoder(address: number): Promise<Decoder> {
+  /**
+   * ARM: decode by the modes the analysis learnt (a stripped binary has no mapping symbols,
+   * and its A32 functions must not be read as Thumb).
+   */
+  useModes(marks: readonly ModeMark[]): void {
     const img = this.#image;
-    const thumb = img.arch === "arm" && (img.isThumb?.(address) ?? img.thumb ?? false);
+    const fallback = (a: number) => img.isThumb?.(a) ?? img.thumb ?? false;
+    this.#isThumb = marks.length > 0 ? modesOver(marks, fallback) : undefined;
+  }
+
+  /** Whether code at `address` is Thumb (ARM). */
+  isThumb(address: number): boolean {
+    const img = this.#image;
+    if (img.arch !== "arm") return false;
+    return this.#isThumb?.(address) ?? img.isThumb?.(address) ?? img.thumb ?? false;
+  }
+
+  /** The decoder for code at `address` (Thumb where the image or the analysis says so). */
+  decoder(address: number): Promise<Decoder> {
+    return this.modeDecoder(this.isThumb(address));
+  }
+
+  /** The decoder for one mode: Thumb, or the image's own (A32 on ARM). */
+  modeDecoder(thumb: boolean): Promise<Decoder> {
+    const img = this.#image;
     const key = thumb ? "thumb" : "default";
     let d = this.#decoders.get(key);
     if (!d) {
@@ -54,12 +78,7 @@ export class CodeView {
 
   /** The Thumb decoder of an ARM image. */
   thumbDecoder(): Promise<Decoder> {
-    let d = this.#decoders.get("thumb");
-    if (!d) {
-      d = createDecoder("arm", { thumb: true, endian: this.#image.endian });
-      this.#decoders.set("thumb", d);
-    }
-    return d;
+    return this.modeDecoder(true);
   }
 
   /** Decodes up to `count` instructions from `address` (linear sweep). */

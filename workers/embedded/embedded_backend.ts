@@ -267,7 +267,10 @@ async function loadOrAnalyze(
       // An unreadable or outdated cache is just analysed again.
     }
   }
-  const decoder = await db.code.decoder(db.image.entry ?? db.image.imageBase);
+  // ARM: the main decoder is A32 whatever the entry's mode; Thumb code has its own.
+  const decoder = db.image.arch === "arm"
+    ? await db.code.modeDecoder(false)
+    : await db.code.decoder(db.image.entry ?? db.image.imageBase);
   const thumbDecoder = db.image.arch === "arm" ? await db.code.thumbDecoder() : undefined;
   const analysis = await analyze(db.image, decoder, {
     onProgress,
@@ -297,6 +300,7 @@ function analysisId(blob: Uint8Array): string {
 /** Wires the analysis into names and the function lookups annotations use. */
 function attachAnalysis(db: EmbeddedDb, analysis: Analysis): void {
   db.analysis = analysis;
+  if (analysis.data.armModes !== undefined) db.code.useModes(analysis.data.armModes);
   db.names.attachAnalysis(analysis);
   db.functionOf = (a) => {
     const fn = analysis.functionAt(a);

@@ -1,8 +1,8 @@
 /**
- * Function addresses in position-independent Thumb code: gcc builds `&f` as a PC-relative
- * literal and an add, `ldr r3, [pc, #n]` … `add r3, pc` (`signal(SIGINT, handler)`), so no
- * instruction carries the address. A Thumb function's address has its low bit set, which tells
- * it from a label or data.
+ * Function addresses in position-independent ARM code: gcc and clang build `&f` as a PC-relative
+ * literal and an add, `ldr r3, [pc, #n]` … `add r3, pc` in Thumb (`signal(SIGINT, handler)`),
+ * `ldr r0, [pc, #n]` … `add r0, pc, r0` in A32, so no instruction carries the address. The
+ * address's low bit gives the function's mode (set: Thumb), which the analysis learns from.
  */
 
 import type { BinaryImage } from "../formats/image.ts";
@@ -12,30 +12,65 @@ import type { CodeCache } from "./_code_cache.ts";
 const REACH = 6;
 
 /**
- * The Thumb function whose address `add rX, pc` at `address` completes, when a literal load of
- * `rX` a few instructions before sets it up (the exploration's `immediatePointer`).
+ * The function whose address `add rX, pc` (Thumb) or `add rX, pc, rX` (A32) at `address`
+ * completes, when a literal load of `rX` a few instructions before sets it up (the exploration's
+ * `immediatePointer`). The value keeps its low bit: set for a Thumb function, clear for A32.
  */
-export function thumbPcPointer(
+export function armPcPointer(
   image: BinaryImage,
   cache: CodeCache,
   address: number,
   size: number,
 ): number | undefined {
-  if (size !== 2 || image.isThumb?.(address) !== true) return undefined;
-  const h = halfword(image, address);
-  // ADD (register) T2 with Rm = pc: 0100 0100 D 1111 Rdn.
-  if (h === undefined || (h & 0xff78) !== 0x4478) return undefined;
-  const rd = ((h >> 4) & 8) | (h & 7);
-  for (let back = 2; back <= REACH * 4; back += 2) {
+  const thumb = cache.isThumb(address);
+  let rd: number;
+  let pc: number;
+  if (thumb) {
+    const h = halfword(image, address);
+    // ADD (register) T2 with Rm = pc: 0100 0100 D 1111 Rdn.
+    if (size !== 2 || h === undefined || (h & 0xff78) !== 0x4478) return undefined;
+    rd = ((h >> 4) & 8) | (h & 7);
+    pc = address + 4;
+  } else {
+    const w = word(image, address);
+    // ADD (register) A1, no shift: cond 0000 1000 Rn Rd 0000 0000 Rm with pc as Rn or Rm.
+    if (size !== 4 || w === undefined || ((w & 0x0ff00ff0) >>> 0) !== 0x00800000) return undefined;
+    const rn = (w >>> 16) & 15;
+    const rm = w & 15;
+    rd = (w >>> 12) & 15;
+    if (rn === 15 && rm === rd) pc = address + 8;
+    else if (rm === 15 && rn === rd) pc = address + 8;
+    else return undefined;
+  }
+  const step = thumb ? 2 : 4;
+  for (let back = step; back <= REACH * 4; back += step) {
     const at = address - back;
-    const lit = literalOf(image, at, rd);
+    const lit = thumb ? literalOf(image, at, rd) : a32LiteralOf(image, at, rd);
     if (lit === undefined || !reaches(cache, at, address)) continue;
-    const w = image.read(lit, 4);
+    const w = word(image, lit);
     if (w === undefined) return undefined;
-    const value = (new DataView(w.buffer, w.byteOffset, 4).getUint32(0, true) + address + 4) >>> 0;
-    return (value & 1) === 1 && cache.isCode(value - 1) ? value - 1 : undefined;
+    const value = (w + pc) >>> 0;
+    if (!cache.isCode(value & ~1)) return undefined;
+    // An A32 function is word-aligned; an even value that is not is a label or data.
+    return (value & 1) === 1 || value % 4 === 0 ? value : undefined;
   }
   return undefined;
+}
+
+function word(image: BinaryImage, at: number): number | undefined {
+  const b = image.read(at, 4);
+  return b === undefined ? undefined : (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0;
+}
+
+/** The literal's address when `at` holds A32 `ldr rd, [pc, #±imm]`. */
+function a32LiteralOf(image: BinaryImage, at: number, rd: number): number | undefined {
+  const w = word(image, at);
+  // LDR (literal) A1: cond 0101 U001 1111 Rt imm12.
+  if (w === undefined || ((w & 0x0f7f0000) >>> 0) !== 0x051f0000 || ((w >>> 12) & 15) !== rd) {
+    return undefined;
+  }
+  const imm = w & 0xfff;
+  return at + 8 + ((w & 0x00800000) !== 0 ? imm : -imm);
 }
 
 function halfword(image: BinaryImage, at: number): number | undefined {
@@ -70,8 +105,13 @@ function reaches(cache: CodeCache, from: number, to: number): boolean {
  * `ldrd rt, rt2, [pc, #n]`, `vldr dN, [pc, #n]` and an `adr` of an 8-byte aligned entry (gcc -O0
  * loads a 64-bit constant as `adr r1, lit; ldrd r0, r1, [r1]`), else 4.
  */
-export function thumbLiteralBytes(image: BinaryImage, address: number, size: number): number {
-  if (image.isThumb?.(address) !== true) return 4;
+export function thumbLiteralBytes(
+  image: BinaryImage,
+  cache: CodeCache,
+  address: number,
+  size: number,
+): number {
+  if (!cache.isThumb(address)) return 4;
   const h = halfword(image, address);
   // ADR T1: 1010 0ddd imm8, the entry at Align(PC, 4) + imm8 * 4.
   if (size === 2 && h !== undefined && (h & 0xf800) === 0xa000) {

@@ -10,6 +10,7 @@
 
 import { type Decoder, type Flow, type Insn, NO_OPERANDS } from "../arch/types.ts";
 import type { BinaryImage } from "../formats/image.ts";
+import { ArmModes, type ModeChange } from "./_arm_modes.ts";
 
 /** Bytes decoded per cache miss: most runs end at a jump or return well before this. */
 const RUN_BYTES = 384;
@@ -56,11 +57,14 @@ export class CodeCache {
   /** Instructions kept. */
   #count = 0;
   #released = false;
+  /** ARM: the mode of each address, as the image says and the analysis learns. */
+  readonly modes: ArmModes;
 
   constructor(image: BinaryImage, decoder: Decoder, thumbDecoder?: Decoder) {
     this.#image = image;
     this.#decoder = decoder;
     this.#thumbDecoder = thumbDecoder;
+    this.modes = new ArmModes(image);
     this.#exec = executableRanges(image);
     this.#index = this.#exec.map((r) => new Int32Array(r.end - r.start));
     // Room for an instruction every 4 bytes of code at once: doubling from small copies
@@ -248,10 +252,42 @@ export class CodeCache {
 
   /** The decoder for code at `addr` (Thumb or ARM on 32-bit ARM). */
   decoderFor(addr: number): Decoder {
-    if (this.#thumbDecoder !== undefined && this.#image.isThumb?.(addr) === true) {
-      return this.#thumbDecoder;
-    }
+    if (this.#thumbDecoder !== undefined && this.modes.isThumb(addr)) return this.#thumbDecoder;
     return this.#decoder;
+  }
+
+  /** ARM: whether code at `addr` is Thumb (always false elsewhere). */
+  isThumb(addr: number): boolean {
+    return this.#thumbDecoder !== undefined && this.modes.isThumb(addr);
+  }
+
+  /**
+   * ARM: learns that code at `addr` runs in `thumb` mode (see {@link ArmModes.learn}) and drops
+   * what was decoded in the other mode; true when some address changed mode.
+   */
+  learnMode(addr: number, thumb: boolean, soft = false): boolean {
+    if (this.#thumbDecoder === undefined) return false;
+    return this.#forget(this.modes.learn(addr, thumb, soft));
+  }
+
+  /** ARM: undoes {@link learnMode} at `addr`. */
+  forgetMode(addr: number): void {
+    if (this.#thumbDecoder !== undefined) this.#forget(this.modes.forget(addr));
+  }
+
+  /** Drops the decoded instructions in `change` (their numbers stay taken); true if any. */
+  #forget(change: ModeChange | undefined): boolean {
+    if (change === undefined) return false;
+    if (this.#released) return true;
+    this.#exec.forEach((r, i) => {
+      const from = Math.max(change.start, r.start);
+      const to = Math.min(change.end, r.end);
+      if (from < to) this.#index[i]!.fill(0, from - r.start, to - r.start);
+    });
+    for (const a of this.#outside.keys()) {
+      if (a >= change.start && a < change.end) this.#outside.delete(a);
+    }
+    return true;
   }
 }
 

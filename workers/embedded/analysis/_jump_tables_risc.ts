@@ -297,7 +297,7 @@ class Slice {
 
   /** The value of PC as the ARM instruction `t` reads it (Thumb: 4 bytes on, A32: 8). */
   #pc(t: RiscText): number {
-    return t.address + (this.image.isThumb?.(t.address) === true ? 4 : 8);
+    return t.address + (this.cache.isThumb(t.address) ? 4 : 8);
   }
 
   /**
@@ -486,6 +486,11 @@ export function resolveRisc(
     if (i < 0) return undefined;
     target = s.value(reg(operands(back[i]!.ops)[0])!, i + 1);
     loadFrom = i + 1;
+  } else if (arm && mn === "add" && ops[0] === "pc" && ops.length === 3) {
+    // clang's A32 tables: `adr r2, T; ldr r1, [r2, r1, lsl #2]; add pc, r2, r1` (offsets from T).
+    const [x, y] = [reg(ops[1]), reg(ops[2])];
+    if (x === undefined || y === undefined || x === "pc" || y === "pc") return undefined;
+    target = add(s.value(x, 0), s.value(y, 0));
   } else {
     const r = reg(ops[0]);
     if (r === undefined) return undefined;

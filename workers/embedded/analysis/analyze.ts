@@ -12,7 +12,16 @@ import { CodeCache, FLOW_CODE } from "./_code_cache.ts";
 import { collectGarbage } from "./_gc.ts";
 import { explore, type ExploreContext, type SwitchTable, type Trace } from "./_explore.ts";
 import { claimCases } from "./_claim_cases.ts";
-import { thumbLiteralBytes, thumbPcPointer } from "./_arm_pointers.ts";
+import { armPcPointer, thumbLiteralBytes } from "./_arm_pointers.ts";
+import {
+  A32_WORDS,
+  a32Odds,
+  a32PaddingAt,
+  NOT_A32,
+  plausibleA32,
+  switchesMode,
+  thumbPrologueAt,
+} from "./_arm_modes.ts";
 import { AddrMap } from "./_addr_map.ts";
 import { longBranchResolver, switchResolver } from "./_jump_tables.ts";
 import { fixedRegisters, gotSlotResolver } from "./_jump_tables_risc.ts";
@@ -275,6 +284,19 @@ class Discovery {
     this.cache = new CodeCache(image, decoder, options.thumbDecoder);
     this.explored = new Coverage(this.cache.ranges);
     this.entry = image.entry !== undefined ? this.norm(image.entry) : undefined;
+    if (this.#learnsModes) {
+      // The entry, DT_INIT/DT_FINI and the init/fini arrays give their functions' modes.
+      for (const ep of image.entryPoints) {
+        if (ep.thumb !== undefined) this.cache.learnMode(this.norm(ep.address), ep.thumb);
+      }
+      // A learnt mode holds up to the next mark: a soft mark at each code section's start keeps
+      // an A32 stub's mode from running on into `.text`. Linkers write PLT stubs in A32.
+      for (const r of this.cache.ranges) {
+        const stubs = inStubSection(image, r.start) &&
+          plausibleA32(r.start, image.readUpTo(r.start, 4 * A32_WORDS));
+        this.cache.learnMode(r.start, stubs ? false : this.cache.modes.fallback(r.start), true);
+      }
+    }
     // Imports: stubs are functions named after the import; slots lead to them.
     for (const imp of image.imports) {
       this.importAt.set(imp.address, imp.name);
@@ -296,7 +318,7 @@ class Discovery {
       nextStartAfter: (a) => this.#nextStartAfter(a),
       takesAddress: (address, size) => takesAddress(image, address, size),
       literalBytes: image.arch === "arm"
-        ? (address, size) => thumbLiteralBytes(image, address, size)
+        ? (address, size) => thumbLiteralBytes(image, this.cache, address, size)
         : undefined,
       immediatePointer: image.arch === "x86" || image.arch === "x86_64"
         ? (address, size) => x86ImmediatePointer(image, this.cache, address, size)
@@ -305,7 +327,7 @@ class Discovery {
         : image.arch === "ppc64" && toc !== undefined
         ? (address) => tocPairPointer(image, toc, address)
         : image.arch === "arm"
-        ? (address, size) => thumbPcPointer(image, this.cache, address, size)
+        ? (address, size) => armPcPointer(image, this.cache, address, size)
         : undefined,
       delaySlots: image.arch === "mips" || image.arch === "mips64",
       localEntryOffset: image.arch === "ppc64" ? 8 : 0,
@@ -319,6 +341,11 @@ class Discovery {
 
   norm(a: number): number {
     return this.image.arch === "arm" ? a & ~1 : a;
+  }
+
+  /** ARM: the mode a code pointer's low bit gives (set: Thumb); undefined elsewhere. */
+  #modeOf(pointer: number): boolean | undefined {
+    return this.#learnsModes ? (pointer & 1) === 1 : undefined;
   }
 
   /** Adds a function start (or improves what is known of one); true when it is new. */
@@ -460,9 +487,9 @@ class Discovery {
       if (!this.isImportOnly(s)) {
         const t = this.run(s);
         for (const c of t.calls) {
-          if (cache.isCode(c.to) && !seeds.has(c.to) && this.addSeed(c.to, "call")) {
-            queue.push(seeds.get(c.to)!);
-          }
+          if (!cache.isCode(c.to)) continue;
+          if (this.#learnsModes) this.#learnCallMode(c.from, c.to);
+          if (!seeds.has(c.to) && this.addSeed(c.to, "call")) queue.push(seeds.get(c.to)!);
         }
         // A lazy-binding stub's jump goes to the resolver (PowerPC64 `__glink_PLTresolve` at the
         // end of `.text`): import machinery, not a function.
@@ -520,11 +547,94 @@ class Discovery {
    * function and does not run into one; otherwise its code is marked as some function's
    * unreached part so later candidates skip it.
    */
-  tryCandidate(a: number, source: FunctionSource, cov: Coverage): boolean {
+  tryCandidate(a: number, source: FunctionSource, cov: Coverage, thumb?: boolean): boolean {
     const { seeds, cache, image } = this;
     if (seeds.has(a) || cov.has(a) || !cache.isCode(a)) return false;
     // Lazy-binding PLT entries continue after their jump; those tails are not functions.
     if (inStubSection(image, a)) return false;
+    // ARM: probe in the mode the evidence gives (marked now, dropped again if the probe fails).
+    const marked = this.#learnsModes && !cache.modes.markedAt(a) &&
+      this.#learnMode(a, thumb, true);
+    const ok = this.#probe(a, source, cov);
+    if (!ok && marked) cache.forgetMode(a);
+    return ok;
+  }
+
+  /**
+   * Whether the analysis learns ARM modes: 32-bit ARM without marks that decide every mode
+   * (a stripped ELF).
+   */
+  get #learnsModes(): boolean {
+    return this.options.thumbDecoder !== undefined && !this.cache.modes.fixed;
+  }
+
+  /**
+   * Marks `a` as a function in `thumb` mode when that is plausible there: a switch to A32 needs
+   * code that reads as A32 ({@link plausibleA32}). For a `candidate` (a pointer or a gap) without
+   * evidence (`thumb` undefined) the bytes may switch it; a call's target (not a candidate) may
+   * not turn code that reads as A32 into Thumb. True when a mark was made; code explored before
+   * in the range whose mode changed is explored again.
+   */
+  #learnMode(a: number, thumb: boolean | undefined, candidate: boolean): boolean {
+    const cache = this.cache;
+    const current = cache.isThumb(a);
+    const b = this.image.readUpTo(a, 4 * A32_WORDS);
+    let want = thumb ?? current;
+    if (thumb === undefined && candidate) {
+      // Thumb `blx` to a stub reads as an A32 branch: an unreachable call after a call that
+      // does not return (glibc's `_start`) stays in its mode.
+      if (current && plausibleA32(a, b) && !this.#callAfterCode(a)) want = false;
+      else if (
+        !current && (a32Odds(a, b) <= NOT_A32 || thumbPrologueAt(b) && !plausibleA32(a, b))
+      ) {
+        want = true;
+      }
+    }
+    if (want === current && thumb === undefined) return false;
+    if (!want && current && !plausibleA32(a, b)) return false;
+    // A branch's mode is only as good as its decoding: Thumb for bytes that read as A32 needs a
+    // pointer's low bit, not a jump from code that may itself be misread.
+    if (want && !current && !candidate && plausibleA32(a, b)) return false;
+    if (cache.modes.markedAt(a)) return false;
+    if (cache.learnMode(a, want)) this.#reexploreFlipped(a);
+    return true;
+  }
+
+  /** Whether `a`, right after explored code, decodes in its current mode as a direct call. */
+  #callAfterCode(a: number): boolean {
+    // `explored` marks instruction starts: the one before is 2 or 4 bytes back.
+    if (!this.explored.has(a - 2) && !this.explored.has(a - 4)) return false;
+    const n = this.cache.indexAt(a);
+    return n >= 0 && this.cache.flowOf(n) === FLOW_CODE.call;
+  }
+
+  /** A direct call's target runs in its caller's mode, or the other one after `blx imm`. */
+  #learnCallMode(from: number, to: number): void {
+    const cache = this.cache;
+    if (cache.modes.markedAt(to) || this.explored.has(to) && !this.seeds.has(to)) return;
+    const n = cache.indexAt(from);
+    if (n < 0 || cache.flowOf(n) !== FLOW_CODE.call) return;
+    const thumb = cache.isThumb(from);
+    this.#learnMode(to, thumb !== switchesMode(this.image.readUpTo(from, 4), thumb), false);
+  }
+
+  /** Functions explored in code whose mode just changed from `a` on are explored again. */
+  #reexploreFlipped(a: number): void {
+    const end = this.#nextMarkAfter(a);
+    for (const s of this.seeds.values()) {
+      if (s.start >= a && s.start < end && this.traces.has(s.start)) this.queue.push(s);
+    }
+    this.cov = undefined;
+  }
+
+  /** The next learnt mode mark after `a` (Infinity when none). */
+  #nextMarkAfter(a: number): number {
+    const next = this.cache.modes.marks().find((m) => m.addr > a);
+    return next?.addr ?? Infinity;
+  }
+
+  #probe(a: number, source: FunctionSource, cov: Coverage): boolean {
+    const { seeds, cache, image } = this;
     const probe = explore(this.ctx, a, undefined, []);
     const insns = probe.insns.array;
     const head = probe.insns.has(a) ? cache.at(a) : undefined;
@@ -583,7 +693,7 @@ class Discovery {
     const cov = await this.coverage();
     this.pointers = dataPointers(this.image, this.cache, () => this.pacer.check());
     for (const [i, p] of this.pointers.entries()) {
-      this.tryCandidate(this.norm(p.to), "data_pointer", cov);
+      this.tryCandidate(this.norm(p.to), "data_pointer", cov, this.#modeOf(p.to));
       if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.55, "Following pointers");
     }
     await this.descend();
@@ -604,7 +714,8 @@ class Discovery {
       const cov = await this.coverage();
       for (; this.#codePointersTried < this.codePointers.length; this.#codePointersTried++) {
         const i = this.#codePointersTried;
-        this.tryCandidate(this.norm(this.codePointers[i]!), "code_pointer", cov);
+        const p = this.codePointers[i]!;
+        this.tryCandidate(this.norm(p), "code_pointer", cov, this.#modeOf(p));
         if ((i & 255) === 0 && this.pacer.due()) await this.pacer.tick(0.5, "Following pointers");
       }
       await this.descend();
@@ -658,7 +769,7 @@ class Discovery {
             i++;
             continue;
           }
-          const pad = paddingAt(image.arch, run.bytes, i - run.base, image.endian === "little");
+          const pad = this.#paddingAt(a, run.bytes, i - run.base);
           if (pad > 0) {
             i += pad;
             continue;
@@ -689,6 +800,21 @@ class Discovery {
       if (found === 0) break;
       await this.descend();
     }
+  }
+
+  /**
+   * Bytes of padding at `b[i]` (address `a`). ARM: A32 code pads with words, and a zero
+   * halfword at a word that reads as A32 is code (`cmp r0, #0`), not Thumb padding.
+   */
+  #paddingAt(a: number, b: Uint8Array, i: number): number {
+    const image = this.image;
+    if (this.#learnsModes) {
+      if (!this.cache.isThumb(a)) {
+        const pad = a32PaddingAt(b, i, a);
+        if (pad > 0 || a % 4 === 0) return pad;
+      } else if (a % 4 === 0 && plausibleA32(a, b.subarray(i, i + 4 * A32_WORDS))) return 0;
+    }
+    return paddingAt(image.arch, b, i, image.endian === "little");
   }
 
   /** Phase 5: functions that never return, to a fixpoint; callers are explored again. */
@@ -779,13 +905,19 @@ class Discovery {
     mergeColdParts(this.seeds, this.traces, (s) => this.run(s), this.entry, (start) => {
       this.seeds.delete(start);
       this.#starts.set(start, 0);
-    });
+    }, (a) => this.norm(a));
     this.#sortedStarts = undefined;
     await this.pacer.tick(0.8, "Merging split-off parts");
   }
 
   /** Phase 7: CFG, cross-references, strings and names as plain data. */
-  build(): Promise<AnalysisData> {
+  async build(): Promise<AnalysisData> {
+    const data = await this.#buildData();
+    if (this.#learnsModes) data.armModes = this.cache.modes.marks();
+    return data;
+  }
+
+  #buildData(): Promise<AnalysisData> {
     return buildAnalysisData({
       image: this.image,
       cache: this.cache,
@@ -876,6 +1008,7 @@ function mergeColdParts(
   run: (s: FunctionSeed) => Trace,
   entry: number | undefined,
   drop: (start: number) => void,
+  norm: (a: number) => number,
 ): void {
   const called = new Set<number>();
   const jumpers = new Map<number, Set<number>>();
@@ -887,7 +1020,7 @@ function mergeColdParts(
       set.add(start);
       jumpers.set(e.to, set);
     }
-    for (const p of t.codePointers) called.add(p);
+    for (const p of t.codePointers) called.add(norm(p));
   }
   const parents = new Set<FunctionSeed>();
   for (const s of [...seeds.values()]) {

@@ -126,6 +126,8 @@ interface Header {
   strings: string[];
   sections: string[];
   names: string[];
+  /** ARM learnt modes, flattened: address, then 1 for Thumb or 0 for A32. */
+  modes?: number[];
 }
 
 const pad8 = (n: number) => (n + 7) & ~7;
@@ -188,6 +190,7 @@ export function serializeAnalysis(a: Analysis): Uint8Array {
     sections,
     names,
   };
+  if (d.armModes !== undefined) header.modes = d.armModes.flatMap((m) => [m.addr, m.thumb ? 1 : 0]);
   const { buffer, columns: c, headerBytes } = layout(header);
   const bytes = new Uint8Array(buffer);
   const view = new DataView(buffer);
@@ -358,5 +361,12 @@ export function deserializeAnalysis(bytes: Uint8Array, image: BinaryImage): Anal
     },
     seconds: header.sec,
   };
+  const modes = header.modes;
+  if (modes !== undefined) {
+    data.armModes = [];
+    for (let i = 0; i + 1 < modes.length; i += 2) {
+      data.armModes.push({ addr: modes[i]!, thumb: modes[i + 1] === 1 });
+    }
+  }
   return new Analysis(data, image, rows);
 }

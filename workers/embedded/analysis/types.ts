@@ -125,7 +125,12 @@ export interface AnalysisData {
   names: NameEntry[];
   /** Seconds spent analysing. */
   seconds: number;
+  /**
+   * ARM without mapping symbols: the modes the analysis learnt, sorted (code from `addr` up to
+   * the next mark runs in Thumb or A32); what decodes after the analysis must read them too.
+   */
+  armModes?: { addr: number; thumb: boolean }[];
 }
 
 /** The {@link AnalysisData.version} this code writes. */
-export const ANALYSIS_VERSION = 5;
+export const ANALYSIS_VERSION = 6;

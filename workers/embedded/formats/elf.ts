@@ -354,7 +354,12 @@ export function parseElf(input: Uint8Array | ByteSource): BinaryImage {
       thumb = true;
     }
     if (Number.isSafeInteger(entry)) {
-      entryPoints.push({ name: "entry", address: entry, kind: "entry" });
+      entryPoints.push({
+        name: "entry",
+        address: entry,
+        kind: "entry",
+        ...(machine === EM_ARM ? { thumb } : {}),
+      });
     } else entry = undefined;
   }
   const pointerAt = (slot: number): number | undefined => {
@@ -374,8 +379,11 @@ export function parseElf(input: Uint8Array | ByteSource): BinaryImage {
     for (let i = 0; i < n; i++) {
       let v = pointerAt(addr + i * ptrSize);
       if (v === undefined || v === 0 || v === (ptrSize === 8 ? 2 ** 64 - 1 : 0xffffffff)) continue;
+      const mode = machine === EM_ARM ? { thumb: v % 2 === 1 } : {};
       if (machine === EM_ARM) v -= v % 2;
-      if (Number.isSafeInteger(v)) entryPoints.push({ name: `${prefix}_${i}`, address: v, kind });
+      if (Number.isSafeInteger(v)) {
+        entryPoints.push({ name: `${prefix}_${i}`, address: v, kind, ...mode });
+      }
     }
   };
   if (dyn) {
@@ -385,6 +393,7 @@ export function parseElf(input: Uint8Array | ByteSource): BinaryImage {
         name: "_init",
         address: init - (machine === EM_ARM ? init % 2 : 0),
         kind: "init",
+        ...(machine === EM_ARM ? { thumb: init % 2 === 1 } : {}),
       });
     }
     const fini = dynValue(dyn, DT_FINI);
@@ -393,6 +402,7 @@ export function parseElf(input: Uint8Array | ByteSource): BinaryImage {
         name: "_fini",
         address: fini - (machine === EM_ARM ? fini % 2 : 0),
         kind: "fini",
+        ...(machine === EM_ARM ? { thumb: fini % 2 === 1 } : {}),
       });
     }
     addArray(
@@ -456,7 +466,13 @@ export function parseElf(input: Uint8Array | ByteSource): BinaryImage {
   const image = makeImage(source, {
     ...parts,
     ...(entry !== undefined ? { entry } : {}),
-    ...(machine === EM_ARM ? { thumb, isThumb: thumbOracle(mappingSyms, thumbFuncs, thumb) } : {}),
+    ...(machine === EM_ARM
+      ? {
+        thumb,
+        isThumb: thumbOracle(mappingSyms, thumbFuncs, thumb),
+        ...(mappingSyms.length > 0 ? { armModesKnown: true } : {}),
+      }
+      : {}),
   });
   return image;
 }

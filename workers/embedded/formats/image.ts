@@ -88,6 +88,8 @@ export interface EntryPoint {
   address: number;
   /** `export`: an exported function of a shared library (its entry points for other modules). */
   kind: "entry" | "init" | "fini" | "tls" | "main" | "export";
+  /** ARM: the address's low bit was set (Thumb code) or clear (A32), when the file gave one. */
+  thumb?: boolean;
 }
 
 /**
@@ -152,6 +154,12 @@ export interface BinaryImage {
    * the entry mode. Absent on other architectures.
    */
   isThumb?(addr: number): boolean;
+  /**
+   * ARM only: {@link isThumb} answers from marks that decide every address (ELF mapping
+   * symbols, Mach-O function starts, a PE or a raw blob's single mode). Without them it can
+   * only give the entry point's mode, and the analysis learns modes of its own.
+   */
+  armModesKnown?: boolean;
 }
 
 /** Options for opening a file. */

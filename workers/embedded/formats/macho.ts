@@ -435,7 +435,12 @@ export function parseMacho(
     endian: r.little ? "little" : "big",
     ...(entry !== undefined ? { entry } : {}),
     ...(thumb !== undefined ? { thumb } : {}),
-    ...(m.arch === "arm" ? { isThumb: thumbOracle(armModes, [], thumb ?? false) } : {}),
+    ...(m.arch === "arm"
+      ? {
+        isThumb: thumbOracle(armModes, [], thumb ?? false),
+        ...(armModes.length > 0 ? { armModesKnown: true } : {}),
+      }
+      : {}),
     imageBase,
     fileSize: file.length,
     segments,

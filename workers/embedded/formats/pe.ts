@@ -355,7 +355,7 @@ export function parsePe(input: Uint8Array | ByteSource): BinaryImage {
     bits: is64 ? 64 : 32,
     endian: "little",
     ...(entry !== undefined ? { entry } : {}),
-    ...(thumb ? { thumb, isThumb: () => true } : {}),
+    ...(thumb ? { thumb, isThumb: () => true, armModesKnown: true } : {}),
     imageBase,
     fileSize: source.length,
     segments,

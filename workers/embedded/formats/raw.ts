@@ -45,7 +45,7 @@ export function parseRaw(
     arch: spec.arch,
     bits: spec.bits,
     endian: spec.endian,
-    ...(spec.arch === "arm" ? { thumb, isThumb: () => thumb } : {}),
+    ...(spec.arch === "arm" ? { thumb, isThumb: () => thumb, armModesKnown: true } : {}),
     entry: base,
     imageBase: base,
     fileSize: bytes.length,
