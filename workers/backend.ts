@@ -38,6 +38,13 @@ export interface ToolImpl {
   duringAnalysis?: boolean;
   /** Not cut to the output cap: an internal tool whose only caller is the supervisor. */
   uncapped?: boolean;
+  /**
+   * A string field of the result that travels as the result's text, as it is, instead of inside
+   * the structured content (whose JSON is then not repeated as text either): for an internal,
+   * uncapped tool whose one large field is itself JSON, which the hop then carries once and the
+   * supervisor parses once.
+   */
+  textField?: string;
 }
 
 /** One open database inside a worker. */
@@ -57,12 +64,13 @@ export function impl<S extends ToolSpec>(
     args: import("zod").output<S["input"]>,
     ctx: HandlerContext,
   ) => Promise<import("zod").input<S["output"]>> | import("zod").input<S["output"]>,
-  options: { duringAnalysis?: boolean; uncapped?: boolean } = {},
+  options: { duringAnalysis?: boolean; uncapped?: boolean; textField?: string } = {},
 ): ToolImpl {
   return {
     spec,
     handler: handler as unknown as ToolHandler,
     ...(options.duringAnalysis ? { duringAnalysis: true } : {}),
     ...(options.uncapped ? { uncapped: true } : {}),
+    ...(options.textField !== undefined ? { textField: options.textField } : {}),
   };
 }

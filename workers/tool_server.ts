@@ -86,10 +86,18 @@ export async function runTool(
         );
       }
     }
+    if (tool.textField !== undefined) return textFieldResult(value, tool.textField);
     return tool.uncapped ? okResult(value) : cappedResult(value, options.maxOutputBytes);
   } catch (err) {
     return errorResult(err, options.maxOutputBytes);
   }
+}
+
+/** A result whose `field` is its text and the rest its structured content (ToolImpl.textField). */
+export function textFieldResult(value: Record<string, unknown>, field: string): ToolResult {
+  const { [field]: text, ...rest } = value;
+  if (typeof text !== "string") throw new Error(`the result's ${field} is not a string`);
+  return { content: [{ type: "text", text }], structuredContent: rest };
 }
 
 function refuseUnlessReady(backend: Backend): void {

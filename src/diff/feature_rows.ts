@@ -3,7 +3,9 @@
  * one internal call, as one string of JSON rows (arrays, not keyed objects, and numbers for
  * addresses). The public function_features pages through the output cap with hex strings and
  * keyed objects — about 60 calls and as many serialise/parse rounds for a 5 MB binary — which
- * made reading features cost more than matching them.
+ * made reading features cost more than matching them. The rows travel as the result's text, not
+ * inside its structured content (`textField` of workers/backend.ts): once on the wire instead of
+ * twice, each time escaped into a JSON string, and parsed once by the supervisor.
  */
 import { z } from "zod";
 import { RemcpError } from "../errors.ts";
@@ -19,6 +21,7 @@ export const featureRowsSpec = defineTool({
     functions: z.number().int(),
     /** Version of the row layout: a supervisor and a worker of different versions fall back. */
     layout: z.number().int(),
+    /** JSON rows; sent as the result's text (see the module comment). */
     rows: z.string(),
     /** Functions whose features this call computed; the rest were kept or stored earlier. */
     computed: z.number().int(),
@@ -27,8 +30,8 @@ export const featureRowsSpec = defineTool({
   tags: ["internal"],
 });
 
-/** Bumped whenever the row layout changes. */
-export const ROW_LAYOUT = 1;
+/** Bumped whenever the row layout changes (2: the rows travel as the result's text). */
+export const ROW_LAYOUT = 2;
 
 type Row = [
   name: string,

@@ -57,8 +57,9 @@ export function bulkReaderFor(sup: Host, id: string, ctx: CallContext): BulkRead
     });
     const value = resultValue(result, featureRowsSpec.name);
     // A worker of another version: its rows may mean something else; the paged tool still works.
-    if (value.layout !== ROW_LAYOUT || typeof value.rows !== "string") return undefined;
-    const out = decodeRows(value.rows);
+    const rows = result.content[0]?.text;
+    if (value.layout !== ROW_LAYOUT || typeof rows !== "string") return undefined;
+    const out = decodeRows(rows);
     progress(out.length, out.length);
     return { features: out, computed: Number(value.computed) };
   };

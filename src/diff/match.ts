@@ -14,6 +14,7 @@ import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
 import { CALL_ORDER_DEFAULTS, callOrderRound } from "./call_order.ts";
 import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
+import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -272,6 +273,10 @@ export function* matchSteps(
     const before = s.matches.length;
     fuzzy.run("similarity");
     report("similarity", before);
+    yield;
+    const n = s.matches.length;
+    stringSetRound(s, STRING_SET_DEFAULTS);
+    report(STRING_SET_DEFAULTS.round, n);
     yield;
     if (s.matches.length === before) break;
     yield* propagate();

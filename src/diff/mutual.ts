@@ -71,13 +71,22 @@ export class MutualBest {
    */
   pairInto(s: MatchState, margin: number, round: string): number {
     let made = 0;
-    for (const [i, ba] of this.#ofA) {
-      const bb = this.#ofB.get(ba.j);
-      if (!bb || bb.i !== i || ba.s - ba.second < margin || bb.s - bb.second < margin) continue;
-      if (s.partnerA[i] !== -1 || s.partnerB[ba.j] !== -1) continue;
-      s.pair(i, ba.j, round);
+    for (const [i, j] of this.chosen(margin)) {
+      if (s.partnerA[i] !== -1 || s.partnerB[j] !== -1) continue;
+      s.pair(i, j, round);
       made++;
     }
     return made;
+  }
+
+  /** The pairs that are each other's best by at least `margin` on both sides, unpaired. */
+  chosen(margin: number): [number, number][] {
+    const out: [number, number][] = [];
+    for (const [i, ba] of this.#ofA) {
+      const bb = this.#ofB.get(ba.j);
+      if (!bb || bb.i !== i || ba.s - ba.second < margin || bb.s - bb.second < margin) continue;
+      out.push([i, ba.j]);
+    }
+    return out;
   }
 }

@@ -52,6 +52,10 @@ const CACHE_KEY = `features:v${FEATURES_VERSION}.${ROW_LAYOUT}`;
 // changed under the same analysis shows there, and the stored rows are then not used.
 const SAMPLE = 8;
 
+function rowsResult(functions: number, rows: string, computed: number) {
+  return { functions, layout: ROW_LAYOUT, rows, computed };
+}
+
 /** The stored form: the analysis id the rows were computed from, a newline, the rows. */
 function storedBlob(analysisId: string, rows: string): Uint8Array {
   return new TextEncoder().encode(`${analysisId}\n${rows}`);
@@ -71,6 +75,12 @@ export function featureTools(db: DbAccess): ToolImpl[] {
   let loaded = false;
   /** Whether the store holds this analysis's features. */
   let stored = false;
+  /**
+   * The last rows sent or read from the store, for the analysis `id` with the function names
+   * `names`: sent again as they are while nothing changed (encoding them again costs as much as
+   * matching a large binary).
+   */
+  let last: { id: string; names: string[]; rows: string } | undefined;
   const featuresFor = async (d: EmbeddedDb, fn: FunctionInfo) => {
     let f = memo.get(fn);
     if (!f) {
@@ -105,14 +115,15 @@ export function featureTools(db: DbAccess): ToolImpl[] {
     }
     fns.forEach((fn, k) => memo.set(fn, rows[k]!));
     stored = true;
+    last = { id, names: rows.map((r) => r.name), rows: text.slice(nl + 1) };
   };
-  /** Stores every function's features, unless the store has them. */
-  const store = (d: EmbeddedDb, all: FunctionFeatures[]) => {
+  /** Stores every function's features (as the rows string `rows`), unless the store has them. */
+  const store = (d: EmbeddedDb, rows: string) => {
     const id = d.analysisInfo?.id;
     if (id === undefined || stored) return;
     stored = true;
     try {
-      d.store.saveCache(CACHE_KEY, storedBlob(id, encodeRows(all)));
+      d.store.saveCache(CACHE_KEY, storedBlob(id, rows));
       d.store.dropCache("features:", CACHE_KEY);
     } catch {
       // The cache is an optimisation: a full disk must not fail the diff.
@@ -148,15 +159,19 @@ export function featureTools(db: DbAccess): ToolImpl[] {
         out.push(await featuresFor(d, fn));
         if (out.length % 1000 === 0) ctx.progress(out.length, fns.length);
       }
-      store(d, out);
       // Names as now (a rename since the features were kept shows).
-      const named = out.map((f, k) => ({ ...f, name: fnName(d, fns[k]!) }));
-      return {
-        functions: out.length,
-        layout: ROW_LAYOUT,
-        rows: encodeRows(named),
-        computed: computed - before,
-      };
-    }, { uncapped: true }),
+      const names = fns.map((fn) => fnName(d, fn));
+      const id = d.analysisInfo?.id;
+      // Features computed in this call, a function list or names that differ: encoded afresh.
+      const same = computed === before && last !== undefined && last.id === id &&
+        last.names.length === names.length && names.every((n, k) => n === last!.names[k]);
+      if (!same) {
+        const rows = encodeRows(out.map((f, k) => ({ ...f, name: names[k]! })));
+        if (id !== undefined) last = { id, names, rows };
+        store(d, rows);
+        return rowsResult(out.length, rows, computed - before);
+      }
+      return rowsResult(out.length, last!.rows, computed - before);
+    }, { uncapped: true, textField: "rows" }),
   ];
 }
