@@ -18,7 +18,7 @@ import {
   varKey,
 } from "../ir.ts";
 import { eliminateDeadCode } from "./dead.ts";
-import { substitute } from "../ssa.ts";
+import { removeTrivialPhis, substitute } from "../ssa.ts";
 import { simplify } from "./simplify.ts";
 import { countUses, exprLarger, readsMemory } from "./uses.ts";
 
@@ -239,14 +239,26 @@ export function propagate(
   simplified = false,
 ): IrFunction {
   let cur = fn;
+  let fresh = simplified;
   for (let round = 0; round < 64; round++) {
     // The first round simplifies everything (earlier passes leave unsimplified expressions),
     // unless that was just done.
-    const r = propagateOnce(cur, round > 0 || simplified);
+    const r = propagateOnce(cur, round > 0 ? fresh : simplified);
+    fresh = true;
     // A round that changed nothing hands back the previous round's output, which dead-code
     // elimination has already swept (sweeping again removes nothing).
     if (!r.changed && round > 0) break;
     cur = eliminateDeadCode(r.fn);
+    // A loop's phi whose value comes back unchanged (`esp` after pushing a call's arguments and
+    // popping them) merges one value once propagation has shown it: it is that value.
+    const flat = removeTrivialPhis(cur);
+    if (flat !== cur) {
+      // What it substituted is not simplified yet: the next round simplifies everything.
+      cur = flat;
+      fresh = false;
+      check(cur);
+      continue;
+    }
     if (!r.changed) break;
     check(cur);
   }
