@@ -239,12 +239,10 @@ export function propagate(
   simplified = false,
 ): IrFunction {
   let cur = fn;
-  let fresh = simplified;
   for (let round = 0; round < 64; round++) {
     // The first round simplifies everything (earlier passes leave unsimplified expressions),
     // unless that was just done.
-    const r = propagateOnce(cur, round > 0 ? fresh : simplified);
-    fresh = true;
+    const r = propagateOnce(cur, round > 0 || simplified);
     // A round that changed nothing hands back the previous round's output, which dead-code
     // elimination has already swept (sweeping again removes nothing).
     if (!r.changed && round > 0) break;
@@ -253,9 +251,9 @@ export function propagate(
     // popping them) merges one value once propagation has shown it: it is that value.
     const flat = removeTrivialPhis(cur);
     if (flat !== cur) {
-      // What it substituted is not simplified yet: the next round simplifies everything.
-      cur = flat;
-      fresh = false;
+      // What it substituted (`esp.0 - 0x1c` into `esp.3 - 16`) is simplified now: the next
+      // round simplifies only what it rewrites.
+      cur = simplifyAll(flat);
       check(cur);
       continue;
     }
