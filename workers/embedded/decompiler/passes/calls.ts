@@ -436,7 +436,14 @@ function returnShape(
       src = defs.get(varKey(src))?.src;
     }
     if (src && isFloatResult(src)) arithmetic = true;
-    if (src && withCarry(src)) carries = true;
+    // Through copies and negations (`neg eax; adc edx, 0; neg edx` negates a pair) to an
+    // `adc`/`sbb`.
+    for (let i = 0; i < 8 && src && !carries; i++) {
+      if (withCarry(src)) carries = true;
+      else if (src.k === "un") src = src.a;
+      else if (src.k === "tmp" || src.k === "reg") src = defs.get(varKey(src))?.src;
+      else break;
+    }
   };
   values.forEach(walk);
   return { dedicated, arithmetic, sets, carries };
