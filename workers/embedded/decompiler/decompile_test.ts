@@ -208,6 +208,48 @@ Deno.test("decompile() returns a long long in edx:eax on x86-32, and reads a cal
   assert.match(caller.code, /return .*\(uint32_t\)\(v1 >> 0x20\).*\(uint32_t\)v1 \+ 1\);/);
 });
 
+Deno.test("decompile() returns a negated long long (neg; adc; neg) in edx:eax", async () => {
+  // long long neg_if(long long x, bool neg) { return neg ? -x : x; }  (gcc -m32 -O2)
+  //   cmp byte [esp+0xc], 0; mov eax, [esp+4]; mov edx, [esp+8]; je L
+  //   neg eax; adc edx, 0; neg edx
+  //   L: ret
+  const hex = "807c240c008b4424048b54240874" + "07f7d883d200f7dac3";
+  const d = await createDecoder("x86");
+  const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
+  const fn: FunctionInfo = {
+    start: 0x1000,
+    end: 0x1017,
+    name: "neg_if",
+    source: "symbol",
+    flags: [],
+    blocks: [{ start: 0x1000, end: 0x100f }, { start: 0x100f, end: 0x1016 }, {
+      start: 0x1016,
+      end: 0x1017,
+    }],
+    chunks: [],
+    edges: [
+      { from: 0x1000, to: 0x1016, kind: "true" },
+      { from: 0x1000, to: 0x100f, kind: "false" },
+      { from: 0x100f, to: 0x1016, kind: "fall" },
+    ],
+  };
+  const code = render(
+    decompile({
+      fn,
+      insns,
+      bits: 32,
+      format: "elf",
+      isNoReturn: () => false,
+      isString: () => false,
+      budgetMs: 2000,
+    }),
+    "neg_if",
+    names,
+  ).code;
+  assert.match(code, /^uint64_t neg_if\(/);
+  assert.match(code, /<< 0x20 \|/);
+});
+
 Deno.test("decompile() gives a shifted constant its width (C would shift an int)", async () => {
   // mov x8, #1; lsl x0, x8, x0; ret
   const f = render(
