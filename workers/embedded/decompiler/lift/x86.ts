@@ -6,7 +6,16 @@
  */
 
 import type { Insn, Operand } from "../../arch/types.ts";
-import { type BinOp, constant, type Expr, type Reg, reg, type Stmt, type Tmp } from "../ir.ts";
+import {
+  type BinOp,
+  constant,
+  type Expr,
+  joinHalves,
+  type Reg,
+  reg,
+  type Stmt,
+  type Tmp,
+} from "../ir.ts";
 import { carry, condition, conditionName, type FlagState } from "./flags.ts";
 import { regSlice } from "./x86_regs.ts";
 import { type Control, type LiftedInsn, Unmodelled } from "./lifted.ts";
@@ -100,21 +109,9 @@ function wideOperation(
   r: Expr,
 ): { wide: { a: Expr; b: Expr; res: Expr } } | Record<never, never> {
   if (!low || low.size !== a.size || low.op !== (m === "sbb" ? "sub" : "add")) return {};
-  const size = a.size * 2;
-  const join = (hi: Expr, lo: Expr): Expr => ({
-    k: "bin",
-    op: "or",
-    a: {
-      k: "bin",
-      op: "shl",
-      a: { k: "ext", signed: false, a: hi, size },
-      b: constant(a.size * 8, 1),
-      size,
-    },
-    b: { k: "ext", signed: false, a: lo, size },
-    size,
-  });
-  return { wide: { a: join(a, low.a), b: join(b, low.b), res: join(r, low.res) } };
+  return {
+    wide: { a: joinHalves(a, low.a), b: joinHalves(b, low.b), res: joinHalves(r, low.res) },
+  };
 }
 
 const VECTOR_REG = /^([xyz]mm|mm|st|k)\d*/;

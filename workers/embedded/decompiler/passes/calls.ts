@@ -12,6 +12,7 @@ import {
   type Expr,
   type IrBlock,
   type IrFunction,
+  joinHalves,
   namedRegisters,
   type Reg,
   type Stmt,
@@ -60,24 +61,6 @@ const regOf = (name: string, ptr: number): Reg => ({
 const FLOAT_RET = "__float_return";
 /** The statement before a return that marks the high return register's value (`edx`). */
 const HIGH_RET = "__high_return";
-
-/** `hi:lo` as one value of twice their size. */
-export function joinHalves(hi: Expr, lo: Expr): Expr {
-  const size = hi.size * 2;
-  return {
-    k: "bin",
-    op: "or",
-    a: {
-      k: "bin",
-      op: "shl",
-      a: { k: "ext", signed: false, a: hi, size },
-      b: { k: "const", value: BigInt(hi.size * 8), size: 1 },
-      size,
-    },
-    b: { k: "ext", signed: false, a: lo, size },
-    size,
-  };
-}
 
 /**
  * Before SSA: calls read every argument register (integer ones, then float ones, then the
