@@ -69,19 +69,7 @@ const X87_ONE = 0x3fff8000000000000000n;
 
 /** The 16-byte value with halves `lo` and `hi` (8 bytes each). */
 function concat(lo: Expr, hi: Expr): Expr {
-  return {
-    k: "bin",
-    op: "or",
-    a: {
-      k: "bin",
-      op: "shl",
-      a: { k: "ext", signed: false, a: hi, size: 16 },
-      b: constant(64, 1),
-      size: 16,
-    },
-    b: { k: "ext", signed: false, a: lo, size: 16 },
-    size: 16,
-  };
+  return joinHalves(hi, lo);
 }
 
 /** `[lo, hi]` of a 16-byte constant or {@link concat}, else undefined. */
