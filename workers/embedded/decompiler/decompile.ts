@@ -34,6 +34,7 @@ import {
   type CalleeInfo,
   type CallFacts,
   dropStackMarker,
+  helperOperators,
   prepareCalls,
   stackArguments,
   trimCalls,
@@ -50,6 +51,7 @@ import type { Graph, Stmt as SStmt, Terminator } from "./structure/types.ts";
 import { gotoOnly, structure } from "./structure/structure.ts";
 import { formatArguments, isFloatType, isVoid, type Prototype } from "./abi/prototype.ts";
 import { inferTypes } from "./types.ts";
+import { type RuntimeHelper, runtimeHelperAt } from "./abi/runtime_helpers.ts";
 
 /** What decompiling one function needs. */
 export interface DecompileInput {
@@ -83,6 +85,8 @@ export interface DecompileInput {
       floatReturn?: boolean;
       /** Whether it takes the address of its large result (AAPCS64's x8). */
       indirectResult?: boolean;
+      /** Whether it returns a double-width integer (`long long` in edx:eax on x86-32). */
+      wideReturn?: boolean;
     }
     | undefined;
   /** Milliseconds this decompilation may take. */
@@ -137,6 +141,24 @@ export interface Decompiled {
    * variables named as the machine's.
    */
   lastResort?: true;
+}
+
+/** Whether a C type is an integer of 8 bytes (`long long`, `uint64_t`) on x86-32. */
+function isDoubleWord(type: string): boolean {
+  return /^(unsigned |signed )?long long( int)?$|^u?int64_t$|^(u_)?quad_t$/.test(type.trim());
+}
+
+/** Whether some return of `fn` returns a double-width pair (set by trimCalls). */
+export function returnsPair(fn: IrFunction): boolean {
+  return [...fn.blocks.values()].some((b) =>
+    b.term.k === "ret" && b.term.value !== undefined && b.term.value.size === fn.arch.ptr * 2
+  );
+}
+
+function callsItself(fn: IrFunction, self: number): boolean {
+  return [...fn.blocks.values()].some((b) =>
+    b.stmts.some((s) => s.k === "call" && s.target.k === "const" && Number(s.target.value) === self)
+  );
 }
 
 /** Propagation rounds the simplified tier allows itself (the full pipeline: up to 64). */
@@ -225,10 +247,6 @@ export function decompile(input: DecompileInput): Decompiled {
   );
   input.onLifted?.(built);
   stage("lift");
-  let ir = normalize(built.fn);
-  ir = prepareCalls(ir, cc);
-  ir = toSsa(ir);
-  stage("ssa");
   // The passes ask for the same callees' prototypes many times (every call site, every return
   // value traced back to a call): each address is looked up (and parsed) once.
   const prototypes = new Map<number, Prototype | undefined>();
@@ -260,7 +278,17 @@ export function decompile(input: DecompileInput): Decompiled {
     known.set(key, info);
     return info;
   };
+  // libgcc's 64-bit division helpers (x86-32), by address: a call to one is `/` or `%`.
+  const helpers = new Map<number, RuntimeHelper | undefined>();
+  const helperOf = (target: Expr): RuntimeHelper | undefined => {
+    if (!cc.retHigh || !input.bytesAt || target.k !== "const") return undefined;
+    const address = Number(target.value);
+    if (!helpers.has(address)) helpers.set(address, runtimeHelperAt(input.bytesAt, address));
+    return helpers.get(address);
+  };
   const calleeFacts = (target: Expr): CalleeInfo | undefined => {
+    const helper = helperOf(target);
+    if (helper) return { args: helper.op.endsWith("mod") ? 5 : 4, returns: true, wideReturn: true };
     const p = protoOf(target);
     if (!p) {
       const s = target.k === "const" ? input.summaryAt?.(Number(target.value)) : undefined;
@@ -270,12 +298,14 @@ export function decompile(input: DecompileInput): Decompiled {
           floatArgs: s.floatParams ?? 0,
           returns: s.returns,
           floatReturn: s.floatReturn ?? false,
+          ...(s.wideReturn ? { wideReturn: true } : {}),
           ...(s.indirectResult ? { indirectResult: true } : {}),
         }
         : undefined;
     }
     const floats = p.params.filter((x) => isFloatType(x.type)).length;
     return {
+      ...(cc.retHigh && isDoubleWord(p.ret) ? { wideReturn: true } : {}),
       args: p.params.length - floats,
       floatArgs: floats,
       floatReturn: isFloatType(p.ret),
@@ -292,7 +322,21 @@ export function decompile(input: DecompileInput): Decompiled {
       return s === undefined ? undefined : formatArguments(s);
     },
   };
+  // A call returning `long long` (edx:eax on x86-32) defines the pair: known before SSA.
+  const wideSelf = { known: false };
+  const wideCall = (target: Expr): boolean =>
+    target.k === "const" && Number(target.value) === input.fn.start
+      ? wideSelf.known
+      : calleeOf(target)?.wideReturn === true;
+  const toCalls = (): IrFunction => toSsa(prepareCalls(normalize(built.fn), cc, wideCall));
+  let ir = toCalls();
+  stage("ssa");
   ir = trimCalls(ir, cc, facts);
+  if (cc.retHigh && !wideSelf.known && returnsPair(ir) && callsItself(ir, input.fn.start)) {
+    // A recursive function found to return a pair reads its own calls' pairs too.
+    wideSelf.known = true;
+    ir = trimCalls(toCalls(), cc, facts);
+  }
   stage("calls");
   const floatRet = [...ir.blocks.values()].some((b) =>
     b.term.k === "ret" && b.term.value?.k === "reg" && b.term.value.name === cc.floatRet
@@ -306,6 +350,7 @@ export function decompile(input: DecompileInput): Decompiled {
   ir = propagation(ir, "propagate", fixpoint);
   stage("propagate");
   if (cc.args.length === 0 || cc.name === "aapcs64") ir = stackArguments(ir, cc, facts);
+  if (cc.retHigh && helpers.size > 0) ir = helperOperators(ir, cc, (t) => helperOf(t)?.op);
   ir = dropStackMarker(ir, cc);
   const framed = recoverFrame(ir);
   ir = propagation(framed.fn, "frame");

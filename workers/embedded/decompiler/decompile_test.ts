@@ -172,6 +172,84 @@ Deno.test("decompile() passes a double on the x86-32 stack as one argument", asy
   assert.match(g.code, /^void g\(double arg1\)/);
 });
 
+Deno.test("decompile() returns a long long in edx:eax on x86-32, and reads a callee's", async () => {
+  // long long add64(long long a, long long b) { return a + b; }  (gcc -m32 -O2)
+  //   mov eax, [esp+0xc]; mov edx, [esp+0x10]; add eax, [esp+4]; adc edx, [esp+8]; ret
+  const add = render(
+    decompile(await straight("8b44240c8b54241003442404135424" + "08c3", 32)),
+    "f",
+    names,
+  );
+  assert.match(
+    add.code,
+    /^uint64_t f\(uint32_t arg1, uint32_t arg2, uint32_t arg3, uint32_t arg4\)/,
+  );
+  // The high half adds the low half's carry.
+  assert.match(
+    add.code,
+    /v2 = v1 \+ arg1;\n\s+return \(uint64_t\)\(arg4 \+ arg2 \+ \(uint32_t\)\(v2 < v1\)\) << 0x20 \| \(uint64_t\)v2;/,
+  );
+  // A scratch value left in edx is no high half: mov edx, [esp+4]; mov eax, [esp+8];
+  // add eax, edx; ret
+  const int = render(decompile(await straight("8b5424048b44240801d0c3", 32)), "g", names);
+  assert.match(int.code, /^uint32_t g\(uint32_t arg1, uint32_t arg2\)/);
+  // long long inc_g(void) { return g() + 1; }: sub esp, 0xc; call g; add eax, 1; adc edx, 0;
+  // add esp, 0xc; ret — with g known to return a long long, the pair it returns is one value.
+  const caller = render(
+    decompile({
+      ...await straight("83ec0ce8f80f000083c00183d20083c40cc3", 32),
+      summaryAt: (a) => a === 0x2000 ? { params: 0, returns: true, wideReturn: true } : undefined,
+    }),
+    "h",
+    names,
+  );
+  assert.match(caller.code, /^uint64_t h\(void\)/);
+  assert.match(caller.code, /uint64_t v1;\n[^]*\n\s+v1 = \(\(uint64_t \(\*\)\(\)\)0x2000\)\(\);/);
+  assert.match(caller.code, /return \(uint64_t\)\(\(uint32_t\)\(v1 >> 0x20\) \+ .*\) << 0x20 \| /);
+});
+
+Deno.test("decompile() returns a negated long long (neg; adc; neg) in edx:eax", async () => {
+  // long long neg_if(long long x, bool neg) { return neg ? -x : x; }  (gcc -m32 -O2)
+  //   cmp byte [esp+0xc], 0; mov eax, [esp+4]; mov edx, [esp+8]; je L
+  //   neg eax; adc edx, 0; neg edx
+  //   L: ret
+  const hex = "807c240c008b4424048b54240874" + "07f7d883d200f7dac3";
+  const d = await createDecoder("x86");
+  const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
+  const fn: FunctionInfo = {
+    start: 0x1000,
+    end: 0x1017,
+    name: "neg_if",
+    source: "symbol",
+    flags: [],
+    blocks: [{ start: 0x1000, end: 0x100f }, { start: 0x100f, end: 0x1016 }, {
+      start: 0x1016,
+      end: 0x1017,
+    }],
+    chunks: [],
+    edges: [
+      { from: 0x1000, to: 0x1016, kind: "true" },
+      { from: 0x1000, to: 0x100f, kind: "false" },
+      { from: 0x100f, to: 0x1016, kind: "fall" },
+    ],
+  };
+  const code = render(
+    decompile({
+      fn,
+      insns,
+      bits: 32,
+      format: "elf",
+      isNoReturn: () => false,
+      isString: () => false,
+      budgetMs: 2000,
+    }),
+    "neg_if",
+    names,
+  ).code;
+  assert.match(code, /^uint64_t neg_if\(/);
+  assert.match(code, /<< 0x20 \|/);
+});
+
 Deno.test("decompile() gives a shifted constant its width (C would shift an int)", async () => {
   // mov x8, #1; lsl x0, x8, x0; ret
   const f = render(

@@ -39,6 +39,8 @@ export interface EmitVars {
   used(v: Var): boolean;
   /** The register that carries return values. */
   retReg: string;
+  /** The double-width return value's register (x86-32's `edx_eax`), when the convention has one. */
+  pairReg?: string;
   /** The register that carries floating-point return values, when the ABI has one. */
   floatRetReg?: string;
 }
@@ -522,6 +524,8 @@ export class Printer {
       }
       case "call": {
         const call = `${this.#callee(s.target)}(${s.args.map((a) => this.expr(a, 2)).join(", ")})`;
+        const pair = s.defs.find((d) => d.name === this.#vars.pairReg);
+        if (pair && this.#vars.used(pair)) return `${this.#vars.name(pair)} = ${call};`;
         const ret = s.defs.find((d) => d.name === this.#vars.retReg);
         if (ret && this.#vars.used(ret)) return `${this.#vars.name(ret)} = ${call};`;
         const fret = s.defs.find((d) => d.name === this.#vars.floatRetReg);

@@ -175,6 +175,24 @@ export function constant(value: bigint | number, size: number): Const {
   return { k: "const", value: BigInt.asUintN(size * 8, BigInt(value)), size };
 }
 
+/** `hi:lo` as one value of twice their size (a `long long` in two 32-bit registers). */
+export function joinHalves(hi: Expr, lo: Expr): Expr {
+  const size = hi.size * 2;
+  return {
+    k: "bin",
+    op: "or",
+    a: {
+      k: "bin",
+      op: "shl",
+      a: { k: "ext", signed: false, a: hi, size },
+      b: { k: "const", value: BigInt(hi.size * 8), size: 1 },
+      size,
+    },
+    b: { k: "ext", signed: false, a: lo, size },
+    size,
+  };
+}
+
 /** A register reference. */
 export function reg(name: string, size: number): Reg {
   return { k: "reg", name, size };

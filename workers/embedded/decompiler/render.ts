@@ -131,7 +131,8 @@ export function render(
       for (const v of stmtDefs(s)) {
         if (
           s.k === "call" &&
-          (v.k !== "reg" || (v.name !== d.cc.ret && v.name !== d.cc.floatRet) ||
+          (v.k !== "reg" ||
+            (v.name !== d.cc.ret && v.name !== d.cc.floatRet && v.name !== d.cc.retHigh?.pair) ||
             !(uses.count.get(varKey(v)) ?? 0))
         ) continue;
         note(v);
@@ -158,6 +159,7 @@ export function render(
     isArray: (v) => v.k === "slot" && arrays.has(varKey(v)),
     used: (v) => (uses.count.get(varKey(v)) ?? 0) > 0,
     retReg: d.cc.ret,
+    ...(d.cc.retHigh ? { pairReg: d.cc.retHigh.pair } : {}),
     ...(d.cc.floatRet ? { floatRetReg: d.cc.floatRet } : {}),
   });
 

@@ -9,7 +9,7 @@ import { hex } from "../../../src/protocol/paging.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import type { Decoder, Insn } from "../arch/types.ts";
 import { analysisOf, type EmbeddedDb, fnName } from "../db.ts";
-import { decompile, type Decompiled, type DecompileInput } from "./decompile.ts";
+import { decompile, type Decompiled, type DecompileInput, returnsPair } from "./decompile.ts";
 import type { EmitNames } from "./emit.ts";
 import { type LocalAnnotation, render, type Rendered, type RenderLimits } from "./render.ts";
 import type { Built } from "./build.ts";
@@ -236,6 +236,8 @@ interface Summary {
   returns: boolean;
   floatReturn: boolean;
   indirectResult: boolean;
+  /** Returns a double-width integer (`long long` in edx:eax on x86-32). */
+  wideReturn: boolean;
 }
 
 function run(
@@ -277,6 +279,7 @@ function run(
         floatParams: floats,
         returns: dec.returns,
         floatReturn: dec.floatReturn !== undefined,
+        wideReturn: dec.cc.retHigh !== undefined && returnsPair(dec.ir),
       };
       cache.summaries.set(addr, s);
       return s;

@@ -16,6 +16,7 @@ import {
   type Phi,
   predecessors,
   type Reg,
+  someChild,
   type Stmt,
   successors,
   varKey,
@@ -187,7 +188,8 @@ export function removeTrivialPhis(fn: IrFunction): IrFunction {
           }
           same = a;
         }
-        if (trivial && same) {
+        // A value read from memory stays where it was read (a store may come between).
+        if (trivial && same && !readsMemory(same)) {
           subst.set(key, same);
           changed = true;
         }
@@ -209,7 +211,15 @@ function sameValue(a: Expr, b: Expr): boolean {
   if ((a.k === "reg" || a.k === "tmp") && (b.k === "reg" || b.k === "tmp")) {
     return varKey(a) === varKey(b);
   }
+  // After propagation a phi's arguments can be expressions: `esp.0 - 0x1c` on every way in.
+  if (a.k === "bin" && b.k === "bin") {
+    return a.op === b.op && a.size === b.size && sameValue(a.a, b.a) && sameValue(a.b, b.b);
+  }
   return false;
+}
+
+function readsMemory(e: Expr): boolean {
+  return e.k === "load" || someChild(e, readsMemory);
 }
 
 /**

@@ -13,6 +13,12 @@ export interface CallingConvention {
   args: string[];
   /** The integer return register. */
   ret: string;
+  /**
+   * The register that holds the high half of a double-width integer return value (x86-32's
+   * `edx` of `edx:eax`, a `long long`), and the name of the double-width value a call returns
+   * there (one IR register of twice the pointer size: callers read its halves).
+   */
+  retHigh?: { reg: string; pair: string };
   /** Registers a call may change (the return register included). */
   clobbers: string[];
   /** Offset of the first stack argument from the stack pointer on entry. */
@@ -72,6 +78,7 @@ export const CDECL: CallingConvention = {
   name: "cdecl",
   args: [],
   ret: "eax",
+  retHigh: { reg: "edx", pair: "edx_eax" },
   clobbers: ["eax", "ecx", "edx", ...VEC(8), "st0"],
   stackArgs: 4,
   slot: 4,

@@ -10,17 +10,37 @@ import { type BinOp, constant, type Expr } from "../ir.ts";
 /** The operation that last set the flags. */
 export interface FlagState {
   /**
-   * `sub` (cmp, sub, sbb), `add` (add, adc), `logic` (and, or, xor, test: CF = OF = 0), `inc`/`dec`
+   * `sub` (cmp, sub), `add`, `logic` (and, or, xor, test: CF = OF = 0), `inc`/`dec`
    * (CF unchanged, kept in `cf`), `neg`, `fcmp` (ucomisd/comisd), `bits` (CF = `cf`, e.g. bt),
-   * `unknown` (an instruction the lifter does not model).
+   * `sbb`/`adc` (with the carry in, `cin`), `unknown` (an instruction the lifter does not
+   * model).
    */
-  op: "sub" | "add" | "logic" | "inc" | "dec" | "neg" | "fcmp" | "bits" | "unknown";
+  op:
+    | "sub"
+    | "add"
+    | "logic"
+    | "inc"
+    | "dec"
+    | "neg"
+    | "fcmp"
+    | "bits"
+    | "sbb"
+    | "adc"
+    | "unknown";
   a: Expr;
   b: Expr;
   res: Expr;
   size: number;
   /** The carry, where the operation defines it some other way (inc/dec keep the old one). */
   cf?: Expr;
+  /** The carry the operation read (`sbb`, `adc`): a 1-byte boolean. */
+  cin?: Expr;
+  /**
+   * The double-width operation a `sbb`/`adc` completes, when the carry it read came from a `sub`
+   * (`cmp`) or `add` of the low halves: `cmp lo1, lo2; sbb hi1, hi2; jl` compares the 64-bit
+   * values `hi1:lo1 < hi2:lo2`, which is what 32-bit code does for `long long`.
+   */
+  wide?: { a: Expr; b: Expr; res: Expr };
   /** Address of the instruction that set the flags. */
   at: number;
 }
@@ -145,6 +165,12 @@ export function condition(f: FlagState, cc: string): Expr {
         return FALSE;
     }
   }
+  if (f.op === "sbb" && f.wide) {
+    // The conditions a C comparison of the double-width values gives (ZF is the high half's
+    // alone: `e` and `le` keep the generic formulas).
+    if (cc === "b") return bin("ult", f.wide.a, f.wide.b);
+    if (cc === "l") return bin("slt", f.wide.a, f.wide.b);
+  }
   // Generic formulas over the individual flags.
   const zf = f.op === "unknown" ? flagIntr("__zf", f) : bin("eq", res, zero(size));
   const sf = f.op === "unknown" ? flagIntr("__sf", f) : bin("slt", res, zero(size));
@@ -181,6 +207,18 @@ export function carry(f: FlagState): Expr {
       return FALSE;
     case "neg":
       return bin("ne", f.a, zero(f.size));
+    case "sbb":
+      // A borrow out of a - b - cin: a < b, or a == b with a borrow in.
+      if (f.wide) return bin("ult", f.wide.a, f.wide.b);
+      return bin("lor", bin("ult", f.a, f.b), bin("land", bin("eq", f.a, f.b), f.cin ?? FALSE));
+    case "adc":
+      // A carry out of a + b + cin: the sum wrapped below a, or to a itself with a carry in.
+      if (f.wide) return bin("ult", f.wide.res, f.wide.a);
+      return bin(
+        "lor",
+        bin("ult", f.res, f.a),
+        bin("land", bin("eq", f.res, f.a), f.cin ?? FALSE),
+      );
     case "fcmp":
       return { k: "intr", name: "__flt", args: [f.a, f.b], size: 1 };
     default:
@@ -193,9 +231,11 @@ function overflow(f: FlagState): Expr {
   const xor = (x: Expr, y: Expr): Expr => ({ k: "bin", op: "xor", a: x, b: y, size: f.size });
   switch (f.op) {
     case "sub":
+    case "sbb":
       // Operands of different signs and a result whose sign differs from the first.
       return sign({ k: "bin", op: "and", a: xor(f.a, f.b), b: xor(f.a, f.res), size: f.size });
     case "add":
+    case "adc":
     case "inc":
       return sign({
         k: "bin",

@@ -6,7 +6,16 @@
  */
 
 import type { Insn, Operand } from "../../arch/types.ts";
-import { type BinOp, constant, type Expr, type Reg, reg, type Stmt, type Tmp } from "../ir.ts";
+import {
+  type BinOp,
+  constant,
+  type Expr,
+  joinHalves,
+  type Reg,
+  reg,
+  type Stmt,
+  type Tmp,
+} from "../ir.ts";
 import { carry, condition, conditionName, type FlagState } from "./flags.ts";
 import { regSlice } from "./x86_regs.ts";
 import { type Control, type LiftedInsn, Unmodelled } from "./lifted.ts";
@@ -60,19 +69,7 @@ const X87_ONE = 0x3fff8000000000000000n;
 
 /** The 16-byte value with halves `lo` and `hi` (8 bytes each). */
 function concat(lo: Expr, hi: Expr): Expr {
-  return {
-    k: "bin",
-    op: "or",
-    a: {
-      k: "bin",
-      op: "shl",
-      a: { k: "ext", signed: false, a: hi, size: 16 },
-      b: constant(64, 1),
-      size: 16,
-    },
-    b: { k: "ext", signed: false, a: lo, size: 16 },
-    size: 16,
-  };
+  return joinHalves(hi, lo);
 }
 
 /** `[lo, hi]` of a 16-byte constant or {@link concat}, else undefined. */
@@ -87,6 +84,24 @@ function halvesOf(e: Expr): [Expr, Expr] | undefined {
   ) return [e.b.a, e.a.a.a];
   return undefined;
 }
+/**
+ * The double-width operation of `sbb`/`adc` on high halves `a`, `b` (result `r`) after the flags
+ * `low` of a `sub`/`cmp` (`add`) of the low halves: the concatenated operands, for conditions
+ * read as one comparison of the whole values.
+ */
+function wideOperation(
+  m: "adc" | "sbb",
+  low: FlagState | undefined,
+  a: Expr,
+  b: Expr,
+  r: Expr,
+): { wide: { a: Expr; b: Expr; res: Expr } } | Record<never, never> {
+  if (!low || low.size !== a.size || low.op !== (m === "sbb" ? "sub" : "add")) return {};
+  return {
+    wide: { a: joinHalves(a, low.a), b: joinHalves(b, low.b), res: joinHalves(r, low.res) },
+  };
+}
+
 const VECTOR_REG = /^([xyz]mm|mm|st|k)\d*/;
 
 /** Lifts instructions of one function; keeps the temporaries' counter and the flag state. */
@@ -456,10 +471,11 @@ export class X86Lifter {
         const a = this.#tmp(this.read(o0, insn, size0));
         const b = same ? a : this.#tmp(this.read(o1, insn, size0));
         if (same && m === "sbb") {
-          const c = this.#tmp({ k: "ext", signed: false, a: this.#carryIn(), size: size0 });
+          const cin = this.#tmp(this.#carryIn());
+          const c = this.#tmp({ k: "ext", signed: false, a: cin, size: size0 });
           const res = this.#tmp({ k: "un", op: "neg", a: c, size: size0 });
           this.write(o0, insn, res);
-          this.#setFlags("unknown", a, b, res);
+          this.flags = { op: "sbb", a, b, res, size: size0, cin, at: this.#at };
           return undefined;
         }
         const op: BinOp = m === "cmp" || m === "sbb"
@@ -470,8 +486,11 @@ export class X86Lifter {
           ? "add"
           : m as BinOp;
         let res: Expr = bin(op, a, b);
+        let cin: Expr | undefined;
+        const low = this.flags;
         if (m === "adc" || m === "sbb") {
-          res = bin(op, res, { k: "ext", signed: false, a: this.#carryIn(), size: size0 });
+          cin = this.#tmp(this.#carryIn());
+          res = bin(op, res, { k: "ext", signed: false, a: cin, size: size0 });
         }
         if (m === "cmp" || m === "test") {
           this.#setFlags(m === "cmp" ? "sub" : "logic", a, b, res);
@@ -479,14 +498,20 @@ export class X86Lifter {
         }
         const r = this.#tmp(res);
         this.write(o0, insn, r);
-        const kind = m === "add"
-          ? "add"
-          : m === "sub"
-          ? "sub"
-          : m === "adc" || m === "sbb"
-          ? "unknown"
-          : "logic";
-        this.#setFlags(kind, a, b, r);
+        if (cin && (m === "adc" || m === "sbb")) {
+          this.flags = {
+            op: m,
+            a,
+            b,
+            res: r,
+            size: size0,
+            cin,
+            at: this.#at,
+            ...wideOperation(m, low, a, b, r),
+          };
+          return undefined;
+        }
+        this.#setFlags(m === "add" ? "add" : m === "sub" ? "sub" : "logic", a, b, r);
         return undefined;
       }
       case "inc":

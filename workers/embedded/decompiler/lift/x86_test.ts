@@ -229,6 +229,79 @@ Deno.test("X86Lifter flags: every setcc after every flag-setting operation match
   }
 });
 
+/** The CPU's flags of `sbb a, b` / `adc a, b` with carry in `c` (32-bit). */
+function withCarry(op: "sbb" | "adc", a: bigint, b: bigint, c: bigint): Flags {
+  const r = (op === "sbb" ? a - b - c : a + b + c) & M;
+  const cf = op === "sbb" ? a < b + c : a + b + c > M;
+  const of = op === "sbb"
+    ? sign(a) !== sign(b) && sign(r) !== sign(a)
+    : sign(a) === sign(b) && sign(r) !== sign(a);
+  return { cf, zf: r === 0n, sf: sign(r), of };
+}
+
+const WIDE_VALUES = [0n, 1n, 0x7fffffffn, 0x80000000n, 0xffffffffn, 5n];
+
+Deno.test("X86Lifter flags of sbb and adc after cmp/add of low halves (64-bit compares on 32-bit code)", async () => {
+  // cmp eax, ebx; sbb ecx, edx — and add eax, ebx; adc ecx, edx — then setcc bl.
+  for (const [low, high, op] of [["39d8", "19d1", "sbb"], ["01d8", "11d1", "adc"]] as const) {
+    for (let code = 0; code < 16; code++) {
+      const cc = CCS[code]!;
+      if (cc === "") continue;
+      const { stmts } = await lift(`${low}${high}0f${(0x90 + code).toString(16)}c3`);
+      for (const lo1 of WIDE_VALUES) {
+        for (const lo2 of WIDE_VALUES) {
+          const c = op === "sbb" ? BigInt(lo1 < lo2) : BigInt(lo1 + lo2 > M);
+          for (const hi1 of WIDE_VALUES) {
+            for (const hi2 of WIDE_VALUES) {
+              const s = stateOf({ rax: lo1, rbx: lo2, rcx: hi1, rdx: hi2 });
+              run(s, stmts);
+              const want = holds(cc, withCarry(op, hi1, hi2, c)) ? 1n : 0n;
+              const what = `${op}; set${cc} with ${hi1}:${lo1}, ${hi2}:${lo2}`;
+              assertEquals((reg(s, "rbx") ?? 0n) & 0xffn, want, what);
+            }
+          }
+        }
+      }
+    }
+  }
+  // Without a known low half: sbb after test (CF = 0), and sbb of a register with itself.
+  for (let code = 0; code < 16; code++) {
+    const cc = CCS[code]!;
+    if (cc === "") continue;
+    const set = `0f${(0x90 + code).toString(16)}c3`;
+    const after = (await lift(`85c019d1${set}`)).stmts; // test eax, eax; sbb ecx, edx
+    const self = (await lift(`39d819c9${set}`)).stmts; // cmp eax, ebx; sbb ecx, ecx
+    for (const a of WIDE_VALUES) {
+      for (const b of WIDE_VALUES) {
+        const s = stateOf({ rax: a, rbx: 0, rcx: a, rdx: b });
+        run(s, after);
+        assertEquals(
+          (reg(s, "rbx") ?? 0n) & 0xffn,
+          holds(cc, withCarry("sbb", a, b, 0n)) ? 1n : 0n,
+        );
+        const t = stateOf({ rax: a, rbx: b, rcx: 7 });
+        run(t, self);
+        const c = BigInt(a < b);
+        const want = holds(cc, withCarry("sbb", 7n, 7n, c)) ? 1n : 0n;
+        assertEquals(
+          (reg(t, "rbx") ?? 0n) & 0xffn,
+          want,
+          `sbb ecx, ecx; set${cc} after ${a} < ${b}`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("X86Lifter cmp lo; sbb hi; jl is one signed compare of the 64-bit values", async () => {
+  const { control } = await lift("39d819d17c00", 32); // cmp eax, ebx; sbb ecx, edx; jl
+  const cond = control?.k === "cjump" ? control.cond : undefined;
+  assertEquals(cond?.k === "bin" ? [cond.op, cond.a.size, cond.b.size] : undefined, ["slt", 8, 8]);
+  const jb = await lift("39d819d17200", 32); // cmp eax, ebx; sbb ecx, edx; jb
+  const below = jb.control?.k === "cjump" ? jb.control.cond : undefined;
+  assertEquals(below?.k === "bin" ? [below.op, below.a.size] : undefined, ["ult", 8]);
+});
+
 Deno.test("X86Lifter conditions read as comparisons: cmp+jl is a < b, test+je is x == 0", async () => {
   const jl = await lift("39d87c00"); // cmp eax, ebx; jl
   const cond = jl.control?.k === "cjump" ? jl.control.cond : undefined;

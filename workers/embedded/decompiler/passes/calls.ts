@@ -8,9 +8,11 @@
 
 import type { CallingConvention } from "../abi/conventions.ts";
 import {
+  type BinOp,
   type Expr,
   type IrBlock,
   type IrFunction,
+  joinHalves,
   namedRegisters,
   type Reg,
   type Stmt,
@@ -19,6 +21,7 @@ import {
 import { countUses, type Uses } from "./uses.ts";
 import { isFloatResult } from "../float.ts";
 import { stackOffset } from "./stack.ts";
+import { simplify } from "./simplify.ts";
 
 /** What the pass knows about a callee: its argument count (and whether it is variadic). */
 export interface CalleeInfo {
@@ -34,6 +37,8 @@ export interface CalleeInfo {
   format?: number;
   /** Whether it takes the address of its large result in the convention's indirectResult. */
   indirectResult?: boolean;
+  /** Whether it returns a double-width integer in the convention's `retHigh` pair (`edx:eax`). */
+  wideReturn?: boolean;
 }
 
 /** What trimming asks about the program. */
@@ -54,13 +59,19 @@ const regOf = (name: string, ptr: number): Reg => ({
 
 /** The statement before a return that marks the float return register's value there. */
 const FLOAT_RET = "__float_return";
+/** The statement before a return that marks the high return register's value (`edx`). */
+const HIGH_RET = "__high_return";
 
 /**
  * Before SSA: calls read every argument register (integer ones, then float ones, then the
  * stack pointer) and define every clobbered one; returns read the return register, and a marker
  * before each return reads the float return register, for {@link trimCalls} to choose.
  */
-export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction {
+export function prepareCalls(
+  fn: IrFunction,
+  cc: CallingConvention,
+  wideCall?: (target: Expr) => boolean,
+): IrFunction {
   const ptr = fn.arch.ptr;
   // Vector and x87 registers the function never names cannot carry a value into or out of a
   // call here: leaving them out keeps SSA small (there are 32 xmm halves and they are rare).
@@ -73,13 +84,45 @@ export function prepareCalls(fn: IrFunction, cc: CallingConvention): IrFunction 
   const clobbers = cc.clobbers.filter((r) => !rare(r)).map((r) => regOf(r, ptr));
   const sp = regOf(fn.arch.sp, ptr);
   const blocks = new Map<number, IrBlock>();
+  const high = cc.retHigh;
   for (const [k, b] of fn.blocks) {
-    const stmts = b.stmts.map((s): Stmt =>
-      s.k === "call" ? { ...s, args: [...args, sp], defs: clobbers } : s
-    );
+    const stmts = b.stmts.flatMap((s): Stmt[] => {
+      if (s.k !== "call") return [s];
+      const call: Stmt = { ...s, args: [...args, sp], defs: clobbers };
+      if (!high || !wideCall?.(s.target)) return [call];
+      // A callee returning `long long` in edx:eax: the call defines the pair, the halves are
+      // read from it.
+      const pair: Reg = { k: "reg", name: high.pair, size: ptr * 2 };
+      const lo: Expr = { k: "trunc", a: pair, size: ptr };
+      const hi: Expr = {
+        k: "trunc",
+        a: {
+          k: "bin",
+          op: "shr",
+          a: pair,
+          b: { k: "const", value: BigInt(ptr * 8), size: 1 },
+          size: ptr * 2,
+        },
+        size: ptr,
+      };
+      return [
+        { ...call, defs: [...clobbers, pair] },
+        { k: "set", dst: regOf(cc.ret, ptr), src: lo, at: s.at },
+        { k: "set", dst: regOf(high.reg, ptr), src: hi, at: s.at },
+      ];
+    });
     let term = b.term;
     if (term.k === "ret") {
       term = { ...term, value: regOf(cc.ret, ptr) };
+      if (high) {
+        stmts.push({
+          k: "asm",
+          name: HIGH_RET,
+          args: [regOf(high.reg, ptr)],
+          outs: [],
+          at: term.at,
+        });
+      }
       if (cc.floatRet) {
         stmts.push({
           k: "asm",
@@ -267,11 +310,32 @@ export function trimCalls(
         (float.dedicated === int.dedicated && float.arithmetic));
     returns = !returnsFloat;
   }
+  // A double-width return (`long long` in edx:eax) when the high register's values reaching
+  // the returns are set here (or returned so by a callee) and either computed for the return
+  // alone or carried from the low half (`add eax, …; adc edx, …` accumulating in a loop). A
+  // value the function also uses for something else is a scratch value left behind.
+  const highRet = (b: IrBlock): Expr | undefined => {
+    const s = b.stmts.slice(-2).find((x) => x.k === "asm" && x.name === HIGH_RET);
+    return s?.k === "asm" ? s.args[0] : undefined;
+  };
+  let wide = false;
+  if (cc.retHigh && returns) {
+    const high = returnShape(
+      fn,
+      defs,
+      uses,
+      rets.map(highRet),
+      (target) => facts.callee(target)?.wideReturn === true,
+    );
+    wide = high.sets > 0 && (high.dedicated || high.carries);
+  }
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
     let lastCall = -1;
     const fret = floatRet(b);
-    const stmts = (fret ? b.stmts.slice(0, -1) : b.stmts).map((s, i): Stmt => {
+    const hret = highRet(b);
+    const markers = (fret ? 1 : 0) + (hret ? 1 : 0);
+    const stmts = b.stmts.slice(0, b.stmts.length - markers).map((s, i): Stmt => {
       if (s.k !== "call") return s;
       const out = { ...s, args: trim(s.args, s.target, k, lastCall, i) };
       lastCall = i;
@@ -280,6 +344,9 @@ export function trimCalls(
     let term = b.term;
     if (term.k === "ret" && returnsFloat && fret) term = { k: "ret", value: fret, at: term.at };
     else if (term.k === "ret" && !returns) term = { k: "ret", at: term.at };
+    else if (term.k === "ret" && wide && hret && term.value) {
+      term = { k: "ret", value: joinHalves(hret, term.value), at: term.at };
+    }
     if (term.k === "tail") {
       const { value: _v, ...rest } = term;
       term = {
@@ -304,7 +371,7 @@ function returnShape(
   uses: Uses,
   values: (Expr | undefined)[],
   returnedBy: (target: Expr) => boolean,
-): { dedicated: boolean; arithmetic: boolean; sets: number } {
+): { dedicated: boolean; arithmetic: boolean; sets: number; carries: boolean } {
   const phiArgs = new Map<string, Expr[]>();
   for (const b of fn.blocks.values()) for (const p of b.phis) phiArgs.set(varKey(p.dst), p.args);
   // The phis that merge return values; a read by one of them (or by a return) is benign, a read
@@ -323,11 +390,15 @@ function returnShape(
   for (const b of fn.blocks.values()) {
     for (const p of b.phis) if (merging.has(varKey(p.dst))) p.args.forEach(note);
     if (b.term.k === "ret" && b.term.value) note(b.term.value);
-    const last = b.stmts.at(-1);
-    if (last?.k === "asm" && last.name === FLOAT_RET) last.args.forEach(note);
+    for (const last of b.stmts.slice(-2)) {
+      if (last.k === "asm" && (last.name === FLOAT_RET || last.name === HIGH_RET)) {
+        last.args.forEach(note);
+      }
+    }
   }
   let dedicated = true;
   let arithmetic = false;
+  let carries = false;
   let sets = 0;
   const seen = new Set<string>();
   const walk = (e: Expr | undefined) => {
@@ -348,9 +419,23 @@ function returnShape(
       src = defs.get(varKey(src))?.src;
     }
     if (src && isFloatResult(src)) arithmetic = true;
+    // Through copies and negations (`neg eax; adc edx, 0; neg edx` negates a pair) to an
+    // `adc`/`sbb`.
+    for (let i = 0; i < 8 && src && !carries; i++) {
+      if (withCarry(src)) carries = true;
+      else if (src.k === "un") src = src.a;
+      else if (src.k === "tmp" || src.k === "reg") src = defs.get(varKey(src))?.src;
+      else break;
+    }
   };
   values.forEach(walk);
-  return { dedicated, arithmetic, sets };
+  return { dedicated, arithmetic, sets, carries };
+}
+
+/** `x + y + carry` or `x - y - borrow` (adc, sbb): a high half computed from a low one's carry. */
+function withCarry(e: Expr): boolean {
+  return e.k === "bin" && (e.op === "add" || e.op === "sub") &&
+    (e.b.k === "ext" && !e.b.signed && e.b.a.size === 1);
 }
 
 /** After the stack pass: drops the stack-pointer marker argument of calls. */
@@ -433,4 +518,91 @@ export function stackArguments(
     blocks.set(k, { ...b, stmts });
   }
   return { ...fn, blocks };
+}
+
+/** What a runtime helper computes (see abi/runtime_helpers.ts). */
+export type HelperOp = BinOp | "sdivmod" | "udivmod";
+
+/**
+ * Calls of the runtime's double-width division helpers (`__udivdi3(a_lo, a_hi, b_lo, b_hi)` on
+ * x86-32, recognised by `helperOp`) become the operator: the call's pair (`edx_eax`) is set to
+ * `a / b` on the joined halves. Runs after {@link stackArguments} gave the calls their four
+ * stack words (and before the stack marker is dropped: it is the last argument). The other
+ * registers the call would change keep no value a program may read; they are set to 0 so that
+ * every SSA name keeps its definition.
+ */
+export function helperOperators(
+  fn: IrFunction,
+  cc: CallingConvention,
+  helperOp: (target: Expr) => HelperOp | undefined,
+): IrFunction {
+  const pairName = cc.retHigh?.pair;
+  if (pairName === undefined) return fn;
+  const blocks = new Map<number, IrBlock>();
+  let changed = false;
+  for (const [k, b] of fn.blocks) {
+    const stmts = b.stmts.flatMap((s): Stmt[] => {
+      if (s.k !== "call") return [s];
+      const op = helperOp(s.target);
+      const pair = s.defs.find((d) => d.name === pairName);
+      const words = s.args.slice(0, -1);
+      const divmod = op === "sdivmod" || op === "udivmod";
+      if (
+        !op || !pair || words.length !== (divmod ? 5 : 4) ||
+        words.some((w) => w.size !== pair.size / 2)
+      ) return [s];
+      changed = true;
+      const [alo, ahi, blo, bhi, rem] = words as [Expr, Expr, Expr, Expr, Expr?];
+      const a = joinHalves(ahi, alo);
+      const b = joinHalves(bhi, blo);
+      const size = pair.size;
+      const div: BinOp = op === "sdivmod" ? "sdiv" : op === "udivmod" ? "udiv" : op;
+      // `__divmoddi4(a, b, &r)`: the quotient, and the remainder stored through the pointer, a
+      // word at a time as the caller reads it back (a local's halves are two stack slots).
+      const r: Expr = { k: "bin", op: op === "sdivmod" ? "srem" : "urem", a, b, size };
+      const half = size / 2;
+      const word = (value: Expr, offset: number): Stmt => ({
+        k: "store",
+        // Folded (`esp - 0x14 + 4` is `esp - 0x10`): the frame pass names stack slots by offset.
+        addr: offset === 0 ? rem! : simplify({
+          k: "bin",
+          op: "add",
+          a: rem!,
+          b: { k: "const", value: BigInt(offset), size: rem!.size },
+          size: rem!.size,
+        }),
+        value,
+        size: half,
+        at: s.at,
+      });
+      const remainder: Stmt[] = rem
+        ? [
+          word({ k: "trunc", a: r, size: half }, 0),
+          word({
+            k: "trunc",
+            a: {
+              k: "bin",
+              op: "shr",
+              a: r,
+              b: { k: "const", value: BigInt(half * 8), size: 1 },
+              size,
+            },
+            size: half,
+          }, half),
+        ]
+        : [];
+      return [
+        ...remainder,
+        { k: "set", dst: pair, src: { k: "bin", op: div, a, b, size }, at: s.at },
+        ...s.defs.filter((d) => d !== pair).map((d): Stmt => ({
+          k: "set",
+          dst: d,
+          src: { k: "const", value: 0n, size: d.size },
+          at: s.at,
+        })),
+      ];
+    });
+    blocks.set(k, changed ? { ...b, stmts } : b);
+  }
+  return changed ? { ...fn, blocks } : fn;
 }

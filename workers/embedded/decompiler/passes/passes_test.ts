@@ -22,6 +22,8 @@ import { coalesce } from "./coalesce.ts";
 import { narrow } from "./narrow.ts";
 import { simplify } from "./simplify.ts";
 import { eliminateDeadCode } from "./dead.ts";
+import { helperOperators } from "./calls.ts";
+import { CDECL } from "../abi/conventions.ts";
 
 const r = (name: string, size = 8): Reg => ({ k: "reg", name, size });
 const c = (v: number | bigint, size = 8) => constant(v, size);
@@ -301,4 +303,75 @@ Deno.test("a propagation round that simplifies only what it rewrote matches one 
       cur = eliminateDeadCode(full.fn);
     }
   }
+});
+
+Deno.test("propagation removes a loop's phi whose value comes back unchanged (pushes around a call)", () => {
+  // esp -= 0x1c; loop: esp -= 16; [esp] = edi; call; esp += 16; if (--ecx) loop; return ecx.
+  const e = (name: string) => r(name, 4);
+  const f = fn([
+    [0, [set(e("esp"), bin("sub", e("esp"), c(0x1c, 4)))], jump(1)],
+    [
+      1,
+      [
+        set(e("esp"), bin("sub", e("esp"), c(16, 4))),
+        store(e("esp"), e("edi")),
+        { k: "call", target: c(0x5000, 4), args: [e("esp")], defs: [e("eax")], at: 0 },
+        set(e("esp"), bin("add", e("esp"), c(16, 4))),
+        set(e("ecx"), bin("sub", e("ecx"), c(1, 4))),
+      ],
+      { k: "branch", cond: bin("ne", e("ecx"), c(0, 4), 1), then: 1, else: 2, at: 0 },
+    ],
+    [2, [], ret(e("ecx"))],
+  ]);
+  f.arch = { ptr: 4, sp: "esp", retAddr: 4 };
+  const out = propagate(toSsa(normalize(f)));
+  const loop = out.blocks.get(1)!;
+  assert.deepEqual(loop.phis.map((p) => (p.dst as Reg).name), ["ecx"]);
+  // The store's address is the entry stack pointer's offset: the stack pass can name its slot.
+  const st = loop.stmts.find((s) => s.k === "store");
+  assert.deepEqual(
+    st?.k === "store" && st.addr.k === "bin" && st.addr.a.k === "reg"
+      ? [st.addr.a.name, st.addr.a.ver, st.addr.b]
+      : undefined,
+    ["esp", 0, c(-0x2c, 4)],
+  );
+});
+
+Deno.test("helperOperators turns a call of a 64-bit division helper into the operator", () => {
+  // __udivmoddi4(a_lo, a_hi, b_lo, b_hi, &r) on x86-32: the quotient in edx_eax, the remainder
+  // stored through the pointer a word at a time.
+  const e = (name: string) => r(name, 4);
+  const pair = r("edx_eax", 8);
+  const words = [e("esi"), e("edi"), e("ebx"), e("ebp"), c(0x9000, 4)];
+  const f = fn([[
+    0,
+    [{
+      k: "call",
+      target: c(0x5000, 4),
+      args: [...words, e("esp")],
+      defs: [e("eax"), e("ecx"), e("edx"), pair],
+      at: 0,
+    }],
+    ret(pair),
+  ]]);
+  f.arch = { ptr: 4, sp: "esp", retAddr: 4 };
+  const out = helperOperators(
+    f,
+    CDECL,
+    (t) => t.k === "const" && t.value === 0x5000n ? "udivmod" : undefined,
+  );
+  assert.ok(out.blocks.get(0)!.stmts.every((s) => s.k !== "call"));
+  const a = 0x1234_5678_9abc_def0n;
+  const b = 0x0000_0001_0000_0003n;
+  const s = stateOf({
+    esi: a & 0xffffffffn,
+    edi: a >> 32n,
+    ebx: b & 0xffffffffn,
+    ebp: b >> 32n,
+  });
+  assert.equal(runFunction(s, out), a / b);
+  assert.equal(readMem(s, 0x9000, 4) | (readMem(s, 0x9004, 4) << 32n), a % b);
+  // Any other callee stays a call.
+  const kept = helperOperators(f, CDECL, () => undefined);
+  assert.equal(kept.blocks.get(0)!.stmts[0]!.k, "call");
 });

@@ -18,7 +18,7 @@ import {
   varKey,
 } from "../ir.ts";
 import { eliminateDeadCode } from "./dead.ts";
-import { substitute } from "../ssa.ts";
+import { removeTrivialPhis, substitute } from "../ssa.ts";
 import { simplify } from "./simplify.ts";
 import { countUses, exprLarger, readsMemory } from "./uses.ts";
 
@@ -247,6 +247,16 @@ export function propagate(
     // elimination has already swept (sweeping again removes nothing).
     if (!r.changed && round > 0) break;
     cur = eliminateDeadCode(r.fn);
+    // A loop's phi whose value comes back unchanged (`esp` after pushing a call's arguments and
+    // popping them) merges one value once propagation has shown it: it is that value.
+    const flat = removeTrivialPhis(cur);
+    if (flat !== cur) {
+      // What it substituted (`esp.0 - 0x1c` into `esp.3 - 16`) is simplified now: the next
+      // round simplifies only what it rewrites.
+      cur = simplifyAll(flat);
+      check(cur);
+      continue;
+    }
     if (!r.changed) break;
     check(cur);
   }
