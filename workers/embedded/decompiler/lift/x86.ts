@@ -102,6 +102,14 @@ export class X86Lifter {
    * `st(i)` is the register `fp<depth-1-i>`; index -1 is `st0`, the value a call returns.
    */
   x87 = 0;
+  /**
+   * The x87 control word's save slot (the operand of the last `fnstcw`) and whether the mode
+   * loaded since then truncates. Compilers change the rounding mode only around a C conversion
+   * (`fnstcw S; ...; fldcw T; fistp; fldcw S`): loading any word other than the saved one means
+   * "round toward zero", loading the saved one puts the caller's mode back.
+   */
+  #cwSaved: string | undefined;
+  #cwTruncates = false;
   #nextTmp = 1;
   #out: Stmt[] = [];
   #at = 0;
@@ -863,7 +871,7 @@ export class X86Lifter {
           const v: Expr = m.startsWith("fi")
             ? {
               k: "intr",
-              name: m === "fisttp" ? "__ftoi" : "__ftoi_rint",
+              name: m === "fisttp" || this.#cwTruncates ? "__ftoi" : "__ftoi_rint",
               args: [this.#st(0)],
               size,
             }
@@ -907,6 +915,11 @@ export class X86Lifter {
       case "fldcw": {
         if (!o0) return false;
         const r = reg(m === "fnstsw" ? "x87sw" : "x87cw", 2);
+        const slot = o0.kind === "mem"
+          ? `${o0.base ?? ""}+${o0.index ?? ""}*${o0.scale ?? 0}+${o0.disp ?? 0}`
+          : undefined;
+        if (m === "fnstcw") this.#cwSaved = slot;
+        if (m === "fldcw") this.#cwTruncates = slot === undefined || slot !== this.#cwSaved;
         if (m === "fldcw") {
           this.#out.push({ k: "set", dst: r, src: this.read(o0, insn, 2), at: this.#at });
         } else this.write(o0, insn, r);
