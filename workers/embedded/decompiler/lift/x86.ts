@@ -46,7 +46,7 @@ const IMPLICIT: Record<string, { name: string; reads: string[]; writes: string[]
 const STRING_OPS = /^(rep |repe |repne )?(movs|stos|lods|scas|cmps)([bwdq])$/;
 const XMM = /^xmm\d+$/;
 const X87 =
-  /^f(i?ld|ldz|ld1|i?stp?|isttp|i?(add|sub|subr|mul|div|divr)p?|chs|abs|sqrt|xch|u?comip?|u?comp{0,2}|tst|nstsw|nstcw|ldcw|wait|rndint)$/;
+  /^f(i?ld|ldz|ld1|i?stp?|isttp|i?(add|sub|subr|mul|div|divr)p?|chs|abs|sqrt|xch|u?comip?|u?comp{0,2}|tst|nstsw|nstcw|ldcw|wait|rndint|cmovn?(b|e|be|u))$/;
 const X87_OPS: Record<string, string> = {
   add: "__fadd",
   sub: "__fsub",
@@ -845,6 +845,16 @@ export class X86Lifter {
     });
     const o0 = ops[0];
     const i0 = stIndex(o0);
+    const fcmov = /^fcmov(n?)(b|e|be|u)$/.exec(m);
+    if (fcmov) {
+      // `fcmovCC st(0), st(i)`: the unsigned conditions of fcomi/fucomi, `u` for unordered.
+      const cc = conditionName(fcmov[1]! + (fcmov[2] === "u" ? "p" : fcmov[2]!));
+      const i = stIndex(ops[1]);
+      if (!cc || i === undefined) return false;
+      const c = this.cond(cc);
+      set(0, this.#tmp({ k: "select", c, t: this.#st(i), f: this.#st(0), size: 10 }));
+      return undefined;
+    }
     switch (m) {
       case "fld":
         if (i0 !== undefined) push(this.#st(i0));

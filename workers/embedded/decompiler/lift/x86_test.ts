@@ -405,6 +405,18 @@ Deno.test("X86Lifter: fistp under a loaded control word truncates (a C cast), el
   assertEquals(convs((await lift("dd442410db5c2408", 32)).stmts), ["__ftoi_rint"]);
 });
 
+Deno.test("X86Lifter: fcmov selects st(i) into st(0) under fcomi's condition", async () => {
+  // fld qword [esp+4]; fld qword [esp+0xc]; fcomi st(0), st(1); fcmovbe st(0), st(1); fstp st(1)
+  const { stmts, lifted, count, lifter } = await lift("dd442404dd44240cdbf1dad1ddd9", 32);
+  assertEquals(lifted, count);
+  assertEquals(lifter.x87, 1);
+  const sel = stmts.find((s) => s.k === "set" && s.src.k === "select");
+  assertEquals(sel?.k === "set" && sel.src.k === "select" && sel.src.size, 10);
+  // st(0) is fp1 at depth 2; it gets the selected value.
+  const into = stmts.find((s) => s.k === "set" && sel?.k === "set" && s.src === sel.dst);
+  assertEquals(into?.k === "set" && into.dst.k === "reg" && into.dst.name, "fp1");
+});
+
 Deno.test("X86Lifter double-precision shifts", async () => {
   // shld rax, rdx, 8; shrd eax, edx, cl
   const a = (await exec("480fa4d008", { rax: 0x0123456789abcdefn, rdx: 0xff00000000000000n })).s;
