@@ -190,6 +190,15 @@ Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", a
   assert.match(d.code, /v1 = \(long double\)\*\(double \*\)arg1;\n\s+return v1 \+ v1;/);
 });
 
+Deno.test("decompile() writes a 10-byte x87 value as long double, never uint80_t", async () => {
+  // mov eax, [esp+0xc]; fld qword [esp+4]; fldz; fcomi st(0), st(1); fcmovbe st(0), st(1);
+  //   fld st(0); fstp tbyte [eax]; fstp tbyte [eax+0x10]; fstp st(0); ret
+  const hex = "8b44240cdd442404d9eedbf1dad1d9c0db38db7810ddd8c3";
+  const d = render(decompile(await straight(hex, 32)), "f", names);
+  assert.doesNotMatch(d.code, /uint80_t/);
+  assert.match(d.code, /\*\(long double \*\)\(v1 \+ 0x10\) = /);
+});
+
 Deno.test("decompile() for a signature only gives the same parameters and return value", async () => {
   const full = decompile(await input());
   const sig = decompile({ ...(await input()), signatureOnly: true });
