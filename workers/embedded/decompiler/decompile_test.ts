@@ -4,6 +4,7 @@ import { createDecoder } from "../arch/decoder.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
 import { decompile } from "./decompile.ts";
 import { render } from "./render.ts";
+import { parsePrototype } from "./abi/prototype.ts";
 
 const bytes = (hex: string) => Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
 
@@ -197,6 +198,65 @@ Deno.test("decompile() writes a 10-byte x87 value as long double, never uint80_t
   const d = render(decompile(await straight(hex, 32)), "f", names);
   assert.doesNotMatch(d.code, /uint80_t/);
   assert.match(d.code, /\*\(long double \*\)\(v1 \+ 0x10\) = /);
+});
+
+Deno.test("decompile() joins a call's x87 result with a value pushed on the other path", async () => {
+  // fld qword [esp+4]; fldz; fucomip st(0), st(1); fstp st(0); jae L; call 0x2000; jmp E;
+  //   L: fldz; E: fadd st(0), st(0); ret — `(0 >= x ? 0.0 : g()) * 2`
+  const hex = "dd442404d9eedfe9ddd87307e8ef0f0000eb02d9eed8c0c3";
+  const d = await createDecoder("x86");
+  const fn: FunctionInfo = {
+    start: 0x1000,
+    end: 0x1018,
+    name: "f",
+    source: "symbol",
+    flags: [],
+    blocks: [
+      { start: 0x1000, end: 0x100c },
+      { start: 0x100c, end: 0x1013 },
+      { start: 0x1013, end: 0x1015 },
+      { start: 0x1015, end: 0x1018 },
+    ],
+    chunks: [],
+    edges: [
+      { from: 0x1000, to: 0x100c, kind: "false" },
+      { from: 0x1000, to: 0x1013, kind: "true" },
+      { from: 0x100c, to: 0x1015, kind: "jump" },
+      { from: 0x1013, to: 0x1015, kind: "fall" },
+    ],
+  };
+  const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
+  const base = await straight(hex, 32);
+  const r = render(decompile({ ...base, fn, insns }), "f", names);
+  // The pushed 0.0 reaches the addition, not the x87 register's value on entry.
+  assert.doesNotMatch(r.code, /in_st0/);
+  assert.match(r.code, /v1 = 0\.0L;/);
+  assert.match(r.code, /v1 = \(\(\w+ \(\*\)\(\)\)0x2000\)\(\);/);
+});
+
+const SQRT = parsePrototype("double sqrt(double x)");
+const withSqrt = (a: number) => a === 0x2000 ? SQRT : undefined;
+
+Deno.test("decompile() passes a prototype's double as a cdecl stack argument", async () => {
+  // sub esp, 0x1c; fld qword [esp+0x20]; fstp qword [esp]; call sqrt; add esp, 0x1c; ret
+  const hex = "83ec1cdd442420dd1c24e8f10f000083c41cc3";
+  const r = render(decompile({ ...await straight(hex, 32), prototypeAt: withSqrt }), "f", names);
+  assert.match(r.code, /0x2000\)\(\(double\)\(long double\)arg1\);/);
+});
+
+Deno.test("decompile() gives a cdecl tail call the arguments stored in the incoming slots", async () => {
+  // fld qword [esp+4]; fadd st(0), st(0); fstp qword [esp+4]; jmp sqrt
+  const hex = "dd442404d8c0dd5c2404e9f10f0000";
+  const r = render(decompile({ ...await straight(hex, 32), prototypeAt: withSqrt }), "f", names);
+  assert.match(r.code, /0x2000\)\(\(double\)\(v1 \+ v1\)\);/);
+  assert.doesNotMatch(r.code, /arg1 = /);
+  // jmp sqrt alone passes its own argument on, unchanged
+  const same = render(
+    decompile({ ...await straight("e9fb0f0000", 32), prototypeAt: withSqrt }),
+    "f",
+    names,
+  );
+  assert.match(same.code, /0x2000\)\(arg1\);/);
 });
 
 Deno.test("decompile() for a signature only gives the same parameters and return value", async () => {
