@@ -449,7 +449,8 @@ function valueOf(back: readonly Text[], reg: string, from: number, depth = 0): V
         : OPAQUE;
       return { k: "sum", parts: [valueOf(back, reg, j + 1, depth + 1), right] };
     }
-    if (mn === "shl" && src !== undefined && /^\d+$/.test(src)) {
+    // The printer writes the count in hex (`shl eax, 0x2`).
+    if (mn === "shl" && src !== undefined && /^(0x)?[0-9a-f]+$/.test(src)) {
       return { k: "scaled", scale: 1 << num(src) };
     }
     return OPAQUE;
@@ -469,11 +470,20 @@ function tableAddress(
   gotBase: number | undefined,
 ): number | undefined {
   const m = load.mem;
-  if (m.index === undefined) return undefined;
   const valueAt = (r: string) => {
     const c = canonReg(r);
     return c === undefined ? OPAQUE : valueOf(back, c, load.at + 1);
   };
+  if (m.index === undefined) {
+    // i386 gcc -O0 without PIC: `shl eax, 2; add eax, T; mov eax, [eax]`, the address summed
+    // in the register the load reads.
+    const v = m.base === undefined ? OPAQUE : valueAt(m.base);
+    if (v.k !== "sum") return undefined;
+    const [a, b] = v.parts;
+    if (a.k === "scaled" && a.scale === scale && b.k === "const") return b.v + m.disp;
+    if (b.k === "scaled" && b.scale === scale && a.k === "const") return a.v + m.disp;
+    return undefined;
+  }
   if (m.base === undefined) return m.scale === scale ? m.disp : undefined;
   const base = valueAt(m.base);
   if (m.scale === scale) {
@@ -485,6 +495,14 @@ function tableAddress(
   const index = valueAt(m.index);
   if (base.k === "const" && index.k === "scaled" && index.scale === scale) return base.v + m.disp;
   if (index.k === "const" && base.k === "scaled" && base.scale === scale) return index.v + m.disp;
+  // i386 gcc -O0 PIC: `mov edx, [edx+eax-T']`, eax the GOT address from the PC thunk and edx
+  // the index times 4.
+  const scaled = (v: Value) => v.k === "scaled" && v.scale === scale;
+  if (
+    scale === 4 && gotBase !== undefined && /^e/.test(m.base) && (scaled(base) || scaled(index))
+  ) {
+    return gotBase + m.disp;
+  }
   return undefined;
 }
 
