@@ -360,9 +360,25 @@ function byteIndexBound(
     const t = back[j]!;
     const [dst, src] = operands(t.ops);
     if (dst === undefined || canonReg(dst) !== index) continue;
-    const byte = src !== undefined &&
-      (/byte/.test(src) || /^([a-d]l|sil|dil|bpl|spl|r\d+b)$/.test(src));
-    return t.mnemonic === "movzx" && byte ? 256 : undefined;
+    const byteReg = src !== undefined && /^([a-d]l|sil|dil|bpl|spl|r\d+b)$/.test(src);
+    const byte = src !== undefined && (/byte/.test(src) || byteReg);
+    if (t.mnemonic !== "movzx" || !byte) return undefined;
+    // The byte's top bits (`shr dl, 5; movzx edx, dl`: 8 entries, gcc -O2 on x86-32).
+    const shifted = byteReg ? shiftedByte(back, src!, j + 1) : undefined;
+    return shifted ?? 256;
+  }
+  return undefined;
+}
+
+/** `shr R8, k` as the last write of the byte register `r8` before `back[from]`: 256 >> k values. */
+function shiftedByte(back: readonly Text[], r8: string, from: number): number | undefined {
+  for (let j = from; j < back.length; j++) {
+    const t = back[j]!;
+    const [dst, src] = operands(t.ops);
+    if (dst === undefined || canonReg(dst) !== canonReg(r8)) continue;
+    if (dst !== r8 || t.mnemonic !== "shr" || src === undefined) return undefined;
+    const k = /^(0x)?[0-9a-f]+$/.test(src) ? num(src) : NaN;
+    return k >= 1 && k < 8 ? 256 >> k : undefined;
   }
   return undefined;
 }

@@ -239,3 +239,24 @@ Deno.test("elf_x86_64_switch_hoist_gcc_O2: a table whose base is set before the 
   assert.equal(new Set(edges.map((e) => e.value)).size, 12);
   for (const e of edges) assert.ok(e.to > f.start && e.to < f.end, `0x${e.to.toString(16)}`);
 });
+
+Deno.test("elf_i386_switch_topbits_gcc_O2: a byte's top bits bound a table with no range check", async () => {
+  // shr dl, 5; movzx edx, dl; jmp [edx*4+T]: eight cases, and the next function's table right
+  // after this one holds code addresses too.
+  const a = await analyzeFixture("elf_i386_switch_topbits_gcc_O2");
+  const f = a.functionByName("remcp_sw_top3")!;
+  assert.ok(f.flags.includes("switch"), `${f.flags}`);
+  const edges = f.edges.filter((e) => e.kind === "case");
+  assert.deepEqual([...new Set(edges.map((e) => e.value))].sort((x, y) => x! - y!), [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+  ]);
+  for (const e of edges) assert.ok(e.to > f.start && e.to < f.end, `0x${e.to.toString(16)}`);
+  assert.ok(a.functionByName("remcp_sw_after")!.flags.includes("switch"));
+});
