@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { RemcpError } from "../../../src/errors.ts";
 import { createDecoder } from "../arch/decoder.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
-import { decompile } from "./decompile.ts";
+import { caseIndex, decompile } from "./decompile.ts";
 import { render } from "./render.ts";
 import { parsePrototype } from "./abi/prototype.ts";
+import type { Expr } from "./ir.ts";
 
 const bytes = (hex: string) => Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
 
@@ -331,4 +332,31 @@ Deno.test("decompile() out of optional time prints gotos and unpropagated code, 
     () => decompile({ ...base, budgetMs: 1000, simplified: "x", now: late }),
     (e: unknown) => e instanceof RemcpError && e.code === "Timeout",
   );
+});
+
+Deno.test("caseIndex: a shift scales the index inside the table read, not a loaded offset", () => {
+  const i: Expr = { k: "reg", name: "eax", size: 4 };
+  const c = (v: number): Expr => ({ k: "const", value: BigInt(v), size: 4 });
+  // x86-32 gcc -O0: *(uint32_t *)((i << 2) + T)
+  const shl: Expr = { k: "bin", op: "shl", a: i, b: c(2), size: 4 };
+  const read: Expr = {
+    k: "load",
+    addr: { k: "bin", op: "add", a: shl, b: c(0x8060), size: 4 },
+    size: 4,
+  };
+  assert.deepEqual(caseIndex(read), i);
+  // AArch64: B + (sext(*(int8_t *)(T + i)) << 2) is on i, not on the loaded byte
+  const byte: Expr = {
+    k: "load",
+    addr: { k: "bin", op: "add", a: c(0x9000), b: i, size: 4 },
+    size: 1,
+  };
+  const offset: Expr = {
+    k: "bin",
+    op: "shl",
+    a: { k: "ext", signed: true, a: byte, size: 4 },
+    b: c(2),
+    size: 4,
+  };
+  assert.deepEqual(caseIndex({ k: "bin", op: "add", a: c(0x1000), b: offset, size: 4 }), i);
 });
