@@ -360,3 +360,10 @@ Deno.test("caseIndex: a shift scales the index inside the table read, not a load
   };
   assert.deepEqual(caseIndex({ k: "bin", op: "add", a: c(0x1000), b: offset, size: 4 }), i);
 });
+
+Deno.test("decompile() reads a stack parameter used at two widths through its address", async () => {
+  // mov eax, [esp+8]; movzx ecx, byte [esp+8]; add eax, ecx; ret (`b + (uint8_t)b`, cdecl)
+  const r = render(decompile(await straight("8b4424080fb64c240801c8c3", 32)), "f", names);
+  assert.match(r.code, /\*\(uint32_t \*\)\(uint8_t \*\)&arg1 \+/);
+  assert.doesNotMatch(r.code, /\*\(uint32_t \*\)arg1/);
+});
