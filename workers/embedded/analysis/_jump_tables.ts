@@ -360,9 +360,25 @@ function byteIndexBound(
     const t = back[j]!;
     const [dst, src] = operands(t.ops);
     if (dst === undefined || canonReg(dst) !== index) continue;
-    const byte = src !== undefined &&
-      (/byte/.test(src) || /^([a-d]l|sil|dil|bpl|spl|r\d+b)$/.test(src));
-    return t.mnemonic === "movzx" && byte ? 256 : undefined;
+    const byteReg = src !== undefined && /^([a-d]l|sil|dil|bpl|spl|r\d+b)$/.test(src);
+    const byte = src !== undefined && (/byte/.test(src) || byteReg);
+    if (t.mnemonic !== "movzx" || !byte) return undefined;
+    // The byte's top bits (`shr dl, 5; movzx edx, dl`: 8 entries, gcc -O2 on x86-32).
+    const shifted = byteReg ? shiftedByte(back, src!, j + 1) : undefined;
+    return shifted ?? 256;
+  }
+  return undefined;
+}
+
+/** `shr R8, k` as the last write of the byte register `r8` before `back[from]`: 256 >> k values. */
+function shiftedByte(back: readonly Text[], r8: string, from: number): number | undefined {
+  for (let j = from; j < back.length; j++) {
+    const t = back[j]!;
+    const [dst, src] = operands(t.ops);
+    if (dst === undefined || canonReg(dst) !== canonReg(r8)) continue;
+    if (dst !== r8 || t.mnemonic !== "shr" || src === undefined) return undefined;
+    const k = /^(0x)?[0-9a-f]+$/.test(src) ? num(src) : NaN;
+    return k >= 1 && k < 8 ? 256 >> k : undefined;
   }
   return undefined;
 }
@@ -449,7 +465,8 @@ function valueOf(back: readonly Text[], reg: string, from: number, depth = 0): V
         : OPAQUE;
       return { k: "sum", parts: [valueOf(back, reg, j + 1, depth + 1), right] };
     }
-    if (mn === "shl" && src !== undefined && /^\d+$/.test(src)) {
+    // The printer writes the count in hex (`shl eax, 0x2`).
+    if (mn === "shl" && src !== undefined && /^(0x)?[0-9a-f]+$/.test(src)) {
       return { k: "scaled", scale: 1 << num(src) };
     }
     return OPAQUE;
@@ -469,11 +486,20 @@ function tableAddress(
   gotBase: number | undefined,
 ): number | undefined {
   const m = load.mem;
-  if (m.index === undefined) return undefined;
   const valueAt = (r: string) => {
     const c = canonReg(r);
     return c === undefined ? OPAQUE : valueOf(back, c, load.at + 1);
   };
+  if (m.index === undefined) {
+    // i386 gcc -O0 without PIC: `shl eax, 2; add eax, T; mov eax, [eax]`, the address summed
+    // in the register the load reads.
+    const v = m.base === undefined ? OPAQUE : valueAt(m.base);
+    if (v.k !== "sum") return undefined;
+    const [a, b] = v.parts;
+    if (a.k === "scaled" && a.scale === scale && b.k === "const") return b.v + m.disp;
+    if (b.k === "scaled" && b.scale === scale && a.k === "const") return a.v + m.disp;
+    return undefined;
+  }
   if (m.base === undefined) return m.scale === scale ? m.disp : undefined;
   const base = valueAt(m.base);
   if (m.scale === scale) {
@@ -485,6 +511,14 @@ function tableAddress(
   const index = valueAt(m.index);
   if (base.k === "const" && index.k === "scaled" && index.scale === scale) return base.v + m.disp;
   if (index.k === "const" && base.k === "scaled" && base.scale === scale) return index.v + m.disp;
+  // i386 gcc -O0 PIC: `mov edx, [edx+eax-T']`, eax the GOT address from the PC thunk and edx
+  // the index times 4.
+  const scaled = (v: Value) => v.k === "scaled" && v.scale === scale;
+  if (
+    scale === 4 && gotBase !== undefined && /^e/.test(m.base) && (scaled(base) || scaled(index))
+  ) {
+    return gotBase + m.disp;
+  }
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Jump tables in every form the x86-64 and AArch64 compilers emit (tests/fixtures/src/switch_forms.c), and
+ * Jump tables in every form the x86-64, x86-32 and AArch64 compilers emit (tests/fixtures/src/switch_forms.c), and
  * the rule that an exception table bounds functions: switch cases are never functions.
  */
 import assert from "node:assert/strict";
@@ -18,6 +18,12 @@ const FORMS = [
   "clang_O2", // lea; movsxd rax,[rcx+rax*4]; add rax,rcx; jmp rax, range check folded in an add
   "clang_O3_nopie",
 ].map((f) => `elf_x86_64_switch_${f}`).concat(
+  // x86-32: shl eax, 2; add eax, T; mov eax, [eax]; jmp eax (the table summed in a register)
+  "elf_i386_switch_gcc_O0_nopie",
+  // mov edx, [edx+eax-T']; add edx, eax; jmp edx (eax the GOT base from the PC thunk)
+  "elf_i386_switch_gcc_O0",
+  "elf_i386_switch_gcc_O2",
+  "elf_i386_switch_clang_O2",
   // adrp+add T; ldrb [T, w0, uxtw]; adr B; add x1, B, w1, sxtb #2; br (range check: b.ls)
   "elf_aarch64_switch_gcc_O2",
   // adr B; ldrsw x9, [T, x11, lsl #2]; add x8, B, x9 (byte offsets); br
@@ -86,6 +92,9 @@ for (const name of FORMS) {
     for (const t of targets) assert.ok(t > u.start && t < u.end, `case 0x${t.toString(16)}`);
   });
 
+  // The x86-32 builds are here for their tables: their crt code (the PC thunks, which the
+  // truth lists apart from the functions) is another question than switch cases.
+  if (name.startsWith("elf_i386_")) continue;
   Deno.test(`${name}: stripped, with and without .eh_frame, no switch case is a function`, async () => {
     // `.cold` parts are chunks; a lone `ret` nobody references (_dl_relocate_static_pie in a
     // non-PIE) reads as padding without its unwind entry.
@@ -111,7 +120,8 @@ for (const name of FORMS) {
 }
 
 Deno.test("no function starts strictly inside another function's exception-table range", async () => {
-  for (const name of [...FORMS, "elf_x86_64_gcc_O0", "elf_x86_64_gcc_O2", "elf_x86_64_clang_O2"]) {
+  const forms = FORMS.filter((f) => !f.startsWith("elf_i386_"));
+  for (const name of [...forms, "elf_x86_64_gcc_O0", "elf_x86_64_gcc_O2", "elf_x86_64_clang_O2"]) {
     const [image, a] = await analyzeStripped(name, true);
     const starts = a.functions().filter((f) => f.source !== "import").map((f) => f.start)
       .sort((x, y) => x - y);
@@ -228,4 +238,25 @@ Deno.test("elf_x86_64_switch_hoist_gcc_O2: a table whose base is set before the 
   const edges = f.edges.filter((e) => e.kind === "case");
   assert.equal(new Set(edges.map((e) => e.value)).size, 12);
   for (const e of edges) assert.ok(e.to > f.start && e.to < f.end, `0x${e.to.toString(16)}`);
+});
+
+Deno.test("elf_i386_switch_topbits_gcc_O2: a byte's top bits bound a table with no range check", async () => {
+  // shr dl, 5; movzx edx, dl; jmp [edx*4+T]: eight cases, and the next function's table right
+  // after this one holds code addresses too.
+  const a = await analyzeFixture("elf_i386_switch_topbits_gcc_O2");
+  const f = a.functionByName("remcp_sw_top3")!;
+  assert.ok(f.flags.includes("switch"), `${f.flags}`);
+  const edges = f.edges.filter((e) => e.kind === "case");
+  assert.deepEqual([...new Set(edges.map((e) => e.value))].sort((x, y) => x! - y!), [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+  ]);
+  for (const e of edges) assert.ok(e.to > f.start && e.to < f.end, `0x${e.to.toString(16)}`);
+  assert.ok(a.functionByName("remcp_sw_after")!.flags.includes("switch"));
 });

@@ -209,6 +209,20 @@ export function buildIr(
     const state = entryFlags(b.start, new Set());
     if (state) lifted.set(b.start, liftBlock(b.start, state, false));
   }
+  // A call's float result is `st0` (depth 0), a value pushed is `fp0` (depth 1): where a path
+  // that called meets one that pushed (`x > 0 ? sqrt(x) : 0.0`), the block entered at the other
+  // depth copies its value to where the join reads it.
+  for (const [b, l] of lifted) {
+    for (const s of succs.get(b) ?? []) {
+      const want = x87Entry.get(s);
+      if (want === undefined || want === l.x87 || Math.max(want, l.x87) !== 1) continue;
+      const fp0 = { k: "reg", name: "fp0", size: 10 } as const;
+      const st0 = { k: "reg", name: "st0", size: 10 } as const;
+      const [dst, src] = want === 1 ? [fp0, st0] : [st0, fp0];
+      l.stmts.push({ k: "set", dst, src, at: l.lastAt });
+      break;
+    }
+  }
 
   const irBlocks = new Map<number, IrBlock>();
   const inside = new Set(blocks.map((b) => b.start));

@@ -576,19 +576,22 @@ function switchValues(fn: IrFunction): IrFunction {
 /** The case index a jump-table target is computed from (`target` itself when none is found). */
 export function caseIndex(target: Expr): Expr {
   let found: Expr | undefined;
-  const visit = (e: Expr): void => {
+  // `inLoad`: inside a table read's address, where a shift by a constant scales the index too
+  // (x86-32 gcc -O0: `shl eax, 2; add eax, T; mov eax, [eax]`); outside one, a shift scales a
+  // loaded offset (AArch64's `add x1, B, w1, sxtb #2`).
+  const visit = (e: Expr, inLoad: boolean): void => {
     if (found) return;
-    if (e.k === "bin" && e.op === "mul" && e.b.k === "const") {
+    if (e.k === "bin" && (e.op === "mul" || (inLoad && e.op === "shl")) && e.b.k === "const") {
       found = e.a;
       return;
     }
-    if (e.k === "load") visit(e.addr);
+    if (e.k === "load") visit(e.addr, true);
     else if (e.k === "bin") {
-      visit(e.a);
-      visit(e.b);
-    } else if (e.k === "ext" || e.k === "trunc") visit(e.a);
+      visit(e.a, inLoad);
+      visit(e.b, inLoad);
+    } else if (e.k === "ext" || e.k === "trunc") visit(e.a, inLoad);
   };
-  visit(target);
+  visit(target, false);
   return found ?? byteTableIndex(target) ?? target;
 }
 

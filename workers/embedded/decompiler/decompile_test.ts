@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { RemcpError } from "../../../src/errors.ts";
 import { createDecoder } from "../arch/decoder.ts";
 import type { FunctionInfo } from "../analysis/types.ts";
-import { decompile } from "./decompile.ts";
+import { caseIndex, decompile } from "./decompile.ts";
 import { render } from "./render.ts";
+import { parsePrototype } from "./abi/prototype.ts";
+import type { Expr } from "./ir.ts";
 
 const bytes = (hex: string) => Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
 
@@ -268,6 +270,74 @@ Deno.test("decompile() returns an x87 result in st0 on x86-32 as long double", a
   assert.match(d.code, /v1 = \(long double\)\*\(double \*\)arg1;\n\s+return v1 \+ v1;/);
 });
 
+Deno.test("decompile() writes a 10-byte x87 value as long double, never uint80_t", async () => {
+  // mov eax, [esp+0xc]; fld qword [esp+4]; fldz; fcomi st(0), st(1); fcmovbe st(0), st(1);
+  //   fld st(0); fstp tbyte [eax]; fstp tbyte [eax+0x10]; fstp st(0); ret
+  const hex = "8b44240cdd442404d9eedbf1dad1d9c0db38db7810ddd8c3";
+  const d = render(decompile(await straight(hex, 32)), "f", names);
+  assert.doesNotMatch(d.code, /uint80_t/);
+  assert.match(d.code, /\*\(long double \*\)\(v1 \+ 0x10\) = /);
+});
+
+Deno.test("decompile() joins a call's x87 result with a value pushed on the other path", async () => {
+  // fld qword [esp+4]; fldz; fucomip st(0), st(1); fstp st(0); jae L; call 0x2000; jmp E;
+  //   L: fldz; E: fadd st(0), st(0); ret — `(0 >= x ? 0.0 : g()) * 2`
+  const hex = "dd442404d9eedfe9ddd87307e8ef0f0000eb02d9eed8c0c3";
+  const d = await createDecoder("x86");
+  const fn: FunctionInfo = {
+    start: 0x1000,
+    end: 0x1018,
+    name: "f",
+    source: "symbol",
+    flags: [],
+    blocks: [
+      { start: 0x1000, end: 0x100c },
+      { start: 0x100c, end: 0x1013 },
+      { start: 0x1013, end: 0x1015 },
+      { start: 0x1015, end: 0x1018 },
+    ],
+    chunks: [],
+    edges: [
+      { from: 0x1000, to: 0x100c, kind: "false" },
+      { from: 0x1000, to: 0x1013, kind: "true" },
+      { from: 0x100c, to: 0x1015, kind: "jump" },
+      { from: 0x1013, to: 0x1015, kind: "fall" },
+    ],
+  };
+  const insns = d.decode(bytes(hex), 0x1000, { detail: true, text: true });
+  const base = await straight(hex, 32);
+  const r = render(decompile({ ...base, fn, insns }), "f", names);
+  // The pushed 0.0 reaches the addition, not the x87 register's value on entry.
+  assert.doesNotMatch(r.code, /in_st0/);
+  assert.match(r.code, /v1 = 0\.0L;/);
+  assert.match(r.code, /v1 = \(\(\w+ \(\*\)\(\)\)0x2000\)\(\);/);
+});
+
+const SQRT = parsePrototype("double sqrt(double x)");
+const withSqrt = (a: number) => a === 0x2000 ? SQRT : undefined;
+
+Deno.test("decompile() passes a prototype's double as a cdecl stack argument", async () => {
+  // sub esp, 0x1c; fld qword [esp+0x20]; fstp qword [esp]; call sqrt; add esp, 0x1c; ret
+  const hex = "83ec1cdd442420dd1c24e8f10f000083c41cc3";
+  const r = render(decompile({ ...await straight(hex, 32), prototypeAt: withSqrt }), "f", names);
+  assert.match(r.code, /0x2000\)\(\(double\)\(long double\)arg1\);/);
+});
+
+Deno.test("decompile() gives a cdecl tail call the arguments stored in the incoming slots", async () => {
+  // fld qword [esp+4]; fadd st(0), st(0); fstp qword [esp+4]; jmp sqrt
+  const hex = "dd442404d8c0dd5c2404e9f10f0000";
+  const r = render(decompile({ ...await straight(hex, 32), prototypeAt: withSqrt }), "f", names);
+  assert.match(r.code, /0x2000\)\(\(double\)\(v1 \+ v1\)\);/);
+  assert.doesNotMatch(r.code, /arg1 = /);
+  // jmp sqrt alone passes its own argument on, unchanged
+  const same = render(
+    decompile({ ...await straight("e9fb0f0000", 32), prototypeAt: withSqrt }),
+    "f",
+    names,
+  );
+  assert.match(same.code, /0x2000\)\(arg1\);/);
+});
+
 Deno.test("decompile() for a signature only gives the same parameters and return value", async () => {
   const full = decompile(await input());
   const sig = decompile({ ...(await input()), signatureOnly: true });
@@ -340,4 +410,38 @@ Deno.test("decompile() out of optional time prints gotos and unpropagated code, 
     () => decompile({ ...base, budgetMs: 1000, simplified: "x", now: late }),
     (e: unknown) => e instanceof RemcpError && e.code === "Timeout",
   );
+});
+
+Deno.test("caseIndex: a shift scales the index inside the table read, not a loaded offset", () => {
+  const i: Expr = { k: "reg", name: "eax", size: 4 };
+  const c = (v: number): Expr => ({ k: "const", value: BigInt(v), size: 4 });
+  // x86-32 gcc -O0: *(uint32_t *)((i << 2) + T)
+  const shl: Expr = { k: "bin", op: "shl", a: i, b: c(2), size: 4 };
+  const read: Expr = {
+    k: "load",
+    addr: { k: "bin", op: "add", a: shl, b: c(0x8060), size: 4 },
+    size: 4,
+  };
+  assert.deepEqual(caseIndex(read), i);
+  // AArch64: B + (sext(*(int8_t *)(T + i)) << 2) is on i, not on the loaded byte
+  const byte: Expr = {
+    k: "load",
+    addr: { k: "bin", op: "add", a: c(0x9000), b: i, size: 4 },
+    size: 1,
+  };
+  const offset: Expr = {
+    k: "bin",
+    op: "shl",
+    a: { k: "ext", signed: true, a: byte, size: 4 },
+    b: c(2),
+    size: 4,
+  };
+  assert.deepEqual(caseIndex({ k: "bin", op: "add", a: c(0x1000), b: offset, size: 4 }), i);
+});
+
+Deno.test("decompile() reads a stack parameter used at two widths through its address", async () => {
+  // mov eax, [esp+8]; movzx ecx, byte [esp+8]; add eax, ecx; ret (`b + (uint8_t)b`, cdecl)
+  const r = render(decompile(await straight("8b4424080fb64c240801c8c3", 32)), "f", names);
+  assert.match(r.code, /\*\(uint32_t \*\)\(uint8_t \*\)&arg1 \+/);
+  assert.doesNotMatch(r.code, /\*\(uint32_t \*\)arg1/);
 });

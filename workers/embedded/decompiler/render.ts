@@ -141,7 +141,13 @@ export function render(
     }
     termReads(b.term, visit);
   }
-  const arrays = new Set([...d.frame.arrays.keys()].map((o) => `s${o}:${d.frame.arrays.get(o)}`));
+  // A stack parameter read at several widths is a memory region of the frame, but a parameter
+  // in C: its address is taken (`(uint8_t *)&arg3`), it is no array.
+  const paramSlots = new Set(d.params.map(varKey));
+  const arrays = new Set(
+    [...d.frame.arrays.keys()].map((o) => `s${o}:${d.frame.arrays.get(o)}`)
+      .filter((k) => !paramSlots.has(k)),
+  );
   // Variables the body prints: only these are declared (a fold can leave one unprinted).
   const printed = new Set<string>();
   const nameOf = (v: Var): string => {

@@ -32,6 +32,10 @@ export function typeName(t: CType): string {
       return "char *";
     case "float":
       return floatTypeName(t.size);
+  }
+  // No integer type has 10 bytes: a value of that size is an x87 extended one.
+  if (t.size === 10) return floatTypeName(10);
+  switch (t.kind) {
     case "int":
       return t.size === 16 ? "__int128" : `int${t.size * 8}_t`;
     default:
@@ -145,7 +149,8 @@ export function inferTypes(
   const out = new Map<string, CType>();
   for (const [k, size] of sizes) {
     let kind: CType["kind"] = "uint";
-    if (floats.has(k) && isFloatSize(size)) kind = "float";
+    // No integer type has 10 bytes: such a value is an x87 extended one, whatever its use.
+    if ((floats.has(k) && isFloatSize(size)) || size === 10) kind = "float";
     else if (strings.has(k)) kind = "char_ptr";
     else if (pointer.has(k) && size === fn.arch.ptr) kind = "ptr";
     else if (bools.has(k)) kind = "bool";

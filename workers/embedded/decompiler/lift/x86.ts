@@ -55,7 +55,7 @@ const IMPLICIT: Record<string, { name: string; reads: string[]; writes: string[]
 const STRING_OPS = /^(rep |repe |repne )?(movs|stos|lods|scas|cmps)([bwdq])$/;
 const XMM = /^xmm\d+$/;
 const X87 =
-  /^f(i?ld|ldz|ld1|i?stp?|isttp|i?(add|sub|subr|mul|div|divr)p?|chs|abs|sqrt|xch|u?comip?|u?comp{0,2}|tst|nstsw|nstcw|ldcw|wait|rndint)$/;
+  /^f(i?ld|ldz|ld1|i?stp?|isttp|i?(add|sub|subr|mul|div|divr)p?|chs|abs|sqrt|xch|u?comip?|u?comp{0,2}|tst|nstsw|nstcw|ldcw|wait|rndint|cmovn?(b|e|be|u))$/;
 const X87_OPS: Record<string, string> = {
   add: "__fadd",
   sub: "__fsub",
@@ -117,6 +117,14 @@ export class X86Lifter {
    * `st(i)` is the register `fp<depth-1-i>`; index -1 is `st0`, the value a call returns.
    */
   x87 = 0;
+  /**
+   * The x87 control word's save slot (the operand of the last `fnstcw`) and whether the mode
+   * loaded since then truncates. Compilers change the rounding mode only around a C conversion
+   * (`fnstcw S; ...; fldcw T; fistp; fldcw S`): loading any word other than the saved one means
+   * "round toward zero", loading the saved one puts the caller's mode back.
+   */
+  #cwSaved: string | undefined;
+  #cwTruncates = false;
   #nextTmp = 1;
   #out: Stmt[] = [];
   #at = 0;
@@ -862,6 +870,16 @@ export class X86Lifter {
     });
     const o0 = ops[0];
     const i0 = stIndex(o0);
+    const fcmov = /^fcmov(n?)(b|e|be|u)$/.exec(m);
+    if (fcmov) {
+      // `fcmovCC st(0), st(i)`: the unsigned conditions of fcomi/fucomi, `u` for unordered.
+      const cc = conditionName(fcmov[1]! + (fcmov[2] === "u" ? "p" : fcmov[2]!));
+      const i = stIndex(ops[1]);
+      if (!cc || i === undefined) return false;
+      const c = this.cond(cc);
+      set(0, this.#tmp({ k: "select", c, t: this.#st(i), f: this.#st(0), size: 10 }));
+      return undefined;
+    }
     switch (m) {
       case "fld":
         if (i0 !== undefined) push(this.#st(i0));
@@ -888,7 +906,7 @@ export class X86Lifter {
           const v: Expr = m.startsWith("fi")
             ? {
               k: "intr",
-              name: m === "fisttp" ? "__ftoi" : "__ftoi_rint",
+              name: m === "fisttp" || this.#cwTruncates ? "__ftoi" : "__ftoi_rint",
               args: [this.#st(0)],
               size,
             }
@@ -932,6 +950,11 @@ export class X86Lifter {
       case "fldcw": {
         if (!o0) return false;
         const r = reg(m === "fnstsw" ? "x87sw" : "x87cw", 2);
+        const slot = o0.kind === "mem"
+          ? `${o0.base ?? ""}+${o0.index ?? ""}*${o0.scale ?? 0}+${o0.disp ?? 0}`
+          : undefined;
+        if (m === "fnstcw") this.#cwSaved = slot;
+        if (m === "fldcw") this.#cwTruncates = slot === undefined || slot !== this.#cwSaved;
         if (m === "fldcw") {
           this.#out.push({ k: "set", dst: r, src: this.read(o0, insn, 2), at: this.#at });
         } else this.write(o0, insn, r);

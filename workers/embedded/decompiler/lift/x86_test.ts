@@ -3,6 +3,7 @@ import { createDecoder } from "../../arch/decoder.ts";
 import type { Decoder } from "../../arch/types.ts";
 import { bytes, liftAll } from "./_testing.ts";
 import { X86Lifter } from "./x86.ts";
+import type { Stmt } from "../ir.ts";
 import { evaluate, readMem, run, type State, stateOf, writeMem } from "../interp.ts";
 
 const decoders = new Map<number, Decoder>();
@@ -462,6 +463,31 @@ Deno.test("X86Lifter: the x87 stack as registers at a known depth", async () => 
   assertEquals(dsts, ["fp0", "fp1", "fp0", "fp1", "fp1", "fp0", "fp0"]);
   const jb = lifter.cond("b");
   assertEquals(jb.k === "intr" && jb.name, "__flt");
+});
+
+Deno.test("X86Lifter: fistp under a loaded control word truncates (a C cast), else rounds", async () => {
+  const convs = (stmts: Stmt[]) =>
+    stmts.flatMap((s) =>
+      s.k === "set" && s.src.k === "intr" && s.src.name.startsWith("__fto") ? [s.src.name] : []
+    );
+  // fld qword [esp+0x10]; fnstcw [esp+0xe]; fldcw [esp+0xc]; fistp dword [esp+8];
+  // fldcw [esp+0xe]; fld qword [esp+0x10]; fistp dword [esp+4]
+  const dance = await lift("dd442410d97c240ed96c240cdb5c2408d96c240edd442410db5c2404", 32);
+  assertEquals(convs(dance.stmts), ["__ftoi", "__ftoi_rint"]);
+  // fld qword [esp+0x10]; fistp dword [esp+8]: lrint's rounding in the current mode
+  assertEquals(convs((await lift("dd442410db5c2408", 32)).stmts), ["__ftoi_rint"]);
+});
+
+Deno.test("X86Lifter: fcmov selects st(i) into st(0) under fcomi's condition", async () => {
+  // fld qword [esp+4]; fld qword [esp+0xc]; fcomi st(0), st(1); fcmovbe st(0), st(1); fstp st(1)
+  const { stmts, lifted, count, lifter } = await lift("dd442404dd44240cdbf1dad1ddd9", 32);
+  assertEquals(lifted, count);
+  assertEquals(lifter.x87, 1);
+  const sel = stmts.find((s) => s.k === "set" && s.src.k === "select");
+  assertEquals(sel?.k === "set" && sel.src.k === "select" && sel.src.size, 10);
+  // st(0) is fp1 at depth 2; it gets the selected value.
+  const into = stmts.find((s) => s.k === "set" && sel?.k === "set" && s.src === sel.dst);
+  assertEquals(into?.k === "set" && into.dst.k === "reg" && into.dst.name, "fp1");
 });
 
 Deno.test("X86Lifter double-precision shifts", async () => {

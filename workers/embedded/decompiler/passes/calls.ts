@@ -9,6 +9,7 @@
 import type { CallingConvention } from "../abi/conventions.ts";
 import {
   type BinOp,
+  constant,
   type Expr,
   type IrBlock,
   type IrFunction,
@@ -472,15 +473,13 @@ export function stackArguments(
   const blocks = new Map<number, IrBlock>();
   for (const [k, b] of fn.blocks) {
     const removed = new Set<number>();
-    let prevCall = -1;
     const replaced = new Map<number, Stmt>();
-    b.stmts.forEach((s, i) => {
-      if (s.k !== "call") return;
-      const from = prevCall;
-      prevCall = i;
-      const marker = s.args[s.args.length - 1];
-      const base = marker ? stackOffset(marker, sp) : undefined;
-      if (base === undefined) return;
+    // The arguments of the call at `i` (or of the tail call, at the block's end) whose stack
+    // pointer, `marker`, is `skip` bytes above its first argument.
+    const collect = (i: number, from: number, target: Expr, marker: Expr, skip: number) => {
+      const at0 = stackOffset(marker, sp);
+      if (at0 === undefined) return undefined;
+      const base = at0 + skip;
       const stores = new Map<number, number>();
       for (let j = i - 1; j > from; j--) {
         const st = b.stmts[j]!;
@@ -489,17 +488,37 @@ export function stackArguments(
         if (o === undefined || o < base || (o - base) % cc.slot !== 0) continue;
         if (!stores.has(o)) stores.set(o, j);
       }
-      const info = facts.callee(s.target);
+      const info = facts.callee(target);
       let want = info?.args;
+      // Without float argument registers (cdecl) a `double` is a stack argument too.
+      if (want !== undefined && (cc.floatArgs ?? []).length === 0) want += info?.floatArgs ?? 0;
       if (info?.variadic) want = undefined;
       if (cc.args.length > 0) {
-        if (want === undefined || want <= cc.args.length) return;
+        if (want === undefined || want <= cc.args.length) return undefined;
         want -= cc.args.length;
       }
+      // A tail call's stores are to the function's own incoming arguments: only a known count.
+      if (skip > 0 && want === undefined) return undefined;
       const args: Expr[] = [];
       let at = base;
+      // A tail call passes on an incoming argument it does not change where it found it (clang
+      // -O2's `jmp sqrt`): where every argument is a double, each unwritten one is read there.
+      const spReg = marker.k === "bin" ? marker.a : marker;
+      const inPlace = skip > 0 && info?.args === 0 ? 8 : 0;
       for (let n = 0; want === undefined ? n < 16 : n < want; n++) {
         const j = stores.get(at);
+        if (j === undefined && inPlace > 0) {
+          const addr: Expr = {
+            k: "bin",
+            op: "add",
+            a: spReg,
+            b: constant(at, cc.slot),
+            size: cc.slot,
+          };
+          args.push({ k: "load", addr, size: inPlace });
+          at += inPlace;
+          continue;
+        }
         if (j === undefined) break;
         const st = b.stmts[j]!;
         if (st.k !== "store") break;
@@ -508,14 +527,32 @@ export function stackArguments(
         // A double on the x86-32 stack (`fstp qword [esp]`) is one argument in two slots.
         at += Math.max(1, Math.ceil(st.size / cc.slot)) * cc.slot;
       }
-      replaced.set(i, { ...s, args: [...s.args.slice(0, -1), ...args, marker!] });
+      return args;
+    };
+    let prevCall = -1;
+    b.stmts.forEach((s, i) => {
+      if (s.k !== "call") return;
+      const from = prevCall;
+      prevCall = i;
+      const marker = s.args[s.args.length - 1];
+      const args = marker ? collect(i, from, s.target, marker, 0) : undefined;
+      if (args) replaced.set(i, { ...s, args: [...s.args.slice(0, -1), ...args, marker!] });
     });
-    if (replaced.size === 0) {
+    let term = b.term;
+    const tailMarker = term.k === "tail" ? term.args[term.args.length - 1] : undefined;
+    if (term.k === "tail" && tailMarker && cc.args.length === 0) {
+      // At a tail jump the stack pointer is the entry's: the return address, then arguments.
+      const args = collect(b.stmts.length, prevCall, term.target, tailMarker, cc.stackArgs);
+      if (args && args.length > 0) {
+        term = { ...term, args: [...term.args.slice(0, -1), ...args, tailMarker] };
+      }
+    }
+    if (replaced.size === 0 && term === b.term) {
       blocks.set(k, b);
       continue;
     }
     const stmts = b.stmts.flatMap((s, i) => removed.has(i) ? [] : [replaced.get(i) ?? s]);
-    blocks.set(k, { ...b, stmts });
+    blocks.set(k, { ...b, stmts, term });
   }
   return { ...fn, blocks };
 }

@@ -78,6 +78,7 @@ export function recoverFrame(fn: IrFunction): { fn: IrFunction; frame: Frame } {
     }
     if (b.term.k === "branch") scan(b.term.cond, false);
     if (b.term.k === "ret" && b.term.value) scan(b.term.value, false);
+    if (b.term.k === "tail") b.term.args.forEach((a) => scan(a, false));
   }
   // Offsets 0.. hold the return address and the caller's frame: a slot ends where the next
   // begins.
