@@ -266,7 +266,13 @@ function run(
     if (size > 4000) return undefined;
     try {
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
-      const dec = run(d, callee, body, decoder, cache, { budgetMs: Math.min(budgetMs, 500) });
+      // The callee's clock counts from now on the caller's: a clock of its own would read the
+      // process's CPU time once more per callee.
+      const from = now();
+      const dec = run(d, callee, body, decoder, cache, {
+        budgetMs: Math.min(budgetMs, 500),
+        now: () => now() - from,
+      });
       const floats = dec.params.filter((p) => p.k === "reg" && /^(xmm|v)\d+$/.test(p.name)).length;
       const indirectResult = dec.params.some((p) =>
         p.k === "reg" && p.name === dec.cc.indirectResult
