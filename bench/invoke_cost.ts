@@ -8,6 +8,10 @@
  * alike. Prints medians in ms per call and the ratios (goal: invokes >= 2x faster than client
  * calls).
  *
+ * One more way measures a placement the product does not use: the QuickJS engine run on this
+ * process's own event loop, its invokes answered by the dispatcher in-process (what an invoke
+ * would cost if the guest ran inside the supervisor; docs/ARCHITECTURE.md §7 says why it does not).
+ *
  *   deno run -A bench/invoke_cost.ts [binary] [N] [tool]
  */
 import { fixture, startRemcp } from "../tests/_harness.ts";
@@ -15,6 +19,9 @@ import { loadConfig } from "../src/config.ts";
 import { createLogger, stderrSink } from "../src/log.ts";
 import { createSupervisor } from "../src/supervisor/create.ts";
 import type { CallContext } from "../src/supervisor/host.ts";
+import { SandboxEngine } from "../src/sandbox/quickjs.ts";
+import { resolveLimits } from "../src/sandbox/limits.ts";
+import { resultJson } from "../src/protocol/results.ts";
 
 const FILE = Deno.args[0] ?? fixture("elf_x86_64_gcc_O2");
 const N = Number(Deno.args[1] ?? 100);
@@ -45,6 +52,20 @@ try {
   const args = { database };
   const code = `for (let i = 0; i < ${N}; i++) await invoke(${JSON.stringify(TOOL)}, ` +
     `${JSON.stringify(args)}); 1`;
+  const engine = await SandboxEngine.load();
+  const onThisLoop = async () => {
+    const outcome = await engine.run(
+      { code, globals: {}, limits: resolveLimits({ cpuMs: 60_000 }) },
+      {
+        invoke: async (_id, name, argsJson) => {
+          const r = await sup.callTool(name, JSON.parse(argsJson), { ...ctx, via: "execute" });
+          return { ok: true, valueJson: resultJson(r, name) };
+        },
+        log() {},
+      },
+    );
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome.error));
+  };
   const failed = (r: { isError?: unknown; content: unknown }) => {
     if (r.isError) throw new Error(JSON.stringify(r.content));
   };
@@ -54,6 +75,7 @@ try {
       for (let i = 0; i < N; i++) failed(await sup.callTool(TOOL, args, ctx));
     },
     inProcess: async () => failed(await sup.callTool("execute", { code }, ctx)),
+    onThisLoop,
     client: async () => {
       for (let i = 0; i < N; i++) {
         failed(await hp.client.callTool({ name: TOOL, arguments: args }) as never);
@@ -76,13 +98,17 @@ try {
   console.log(`per call of ${TOOL}, median of ${REPS} rounds of ${N} calls (ms):`);
   console.log(`  dispatcher in-process (worker hop only):     ${m.direct!.toFixed(3)}`);
   console.log(`  invoke, execute run in-process:              ${m.inProcess!.toFixed(3)}`);
+  console.log(`  invoke, QuickJS on this event loop:          ${m.onThisLoop!.toFixed(3)}`);
   console.log(`  invoke, execute sent by a stdio client:      ${m.executeProcess!.toFixed(3)}`);
   console.log(`  the same, sandbox in a thread:               ${m.execute!.toFixed(3)}`);
   console.log(`  stdio client call:                           ${m.client!.toFixed(3)}`);
   console.log(`  sandbox cost per invoke: ${(m.inProcess! - m.direct!).toFixed(3)} ms`);
   console.log(
     `  client calls / invokes: ${(m.client! / m.executeProcess!).toFixed(2)}x (goal >= 2x); ` +
-      `with the sandbox in a thread: ${(m.client! / m.execute!).toFixed(2)}x`,
+      `with the sandbox in a thread: ${(m.client! / m.execute!).toFixed(2)}x; ` +
+      `QuickJS on the supervisor's loop (not the product): ${
+        (m.client! / m.onThisLoop!).toFixed(2)
+      }x`,
   );
 } finally {
   await h.close();
