@@ -216,7 +216,7 @@ export async function decompiled(
 /** How one function is decompiled (see {@link DecompileInput}). */
 interface RunOptions {
   budgetMs: number;
-  /** The budget clock (a callee's summary gets a clock of its own). */
+  /** The budget clock (a callee's summary counts from its start on its caller's). */
   now?: () => number;
   onLifted?: (built: Built) => void;
   /** Receives the pipeline's input (the last resort prints from it). */
