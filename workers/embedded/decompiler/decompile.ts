@@ -549,8 +549,11 @@ function parameters(fn: IrFunction, cc: CallingConvention): Var[] {
   }
   const stack = new Map<number, number>();
   for (const [key, count] of uses.count) {
+    // Most keys are registers and temporaries (`rdi.0`, `t5`): only a slot's (`s-24:8`) is
+    // parsed.
+    if (key.charCodeAt(0) !== 115 || count === 0) continue;
     const m = /^s(-?\d+):(\d+)$/.exec(key);
-    if (!m || count === 0) continue;
+    if (!m) continue;
     const off = Number(m[1]);
     if (off >= cc.stackArgs) stack.set(off, Number(m[2]));
   }

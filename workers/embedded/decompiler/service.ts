@@ -216,7 +216,7 @@ export async function decompiled(
 /** How one function is decompiled (see {@link DecompileInput}). */
 interface RunOptions {
   budgetMs: number;
-  /** The budget clock (a callee's summary gets a clock of its own). */
+  /** The budget clock (a callee's summary counts from its start on its caller's). */
   now?: () => number;
   onLifted?: (built: Built) => void;
   /** Receives the pipeline's input (the last resort prints from it). */
@@ -268,7 +268,13 @@ function run(
     if (size > 4000) return undefined;
     try {
       const body = a.instructionsOf(callee, decoder, { detail: true, text: true });
-      const dec = run(d, callee, body, decoder, cache, { budgetMs: Math.min(budgetMs, 500) });
+      // The callee's clock counts from now on the caller's: a clock of its own would read the
+      // process's CPU time once more per callee.
+      const from = now();
+      const dec = run(d, callee, body, decoder, cache, {
+        budgetMs: Math.min(budgetMs, 500),
+        now: () => now() - from,
+      });
       const floats = dec.params.filter((p) => p.k === "reg" && /^(xmm|v)\d+$/.test(p.name)).length;
       const indirectResult = dec.params.some((p) =>
         p.k === "reg" && p.name === dec.cc.indirectResult
