@@ -124,11 +124,8 @@ export class WorkerPool {
       cancelSignal: cancelSignalFor(req.backend),
       memoryBudgetBytes: this.#deps.config.workerMemoryMb * 1024 * 1024,
     });
+    if (req.backend === STANDBY_BACKEND) this.#refillStandby();
     const settled = Promise.withResolvers<void>();
-    // The next standby starts once this database's analysis has ended, not beside it: on a
-    // one-core machine a worker's start-up (module loading and compiling) otherwise takes its
-    // CPU from the analysis the user is waiting for.
-    if (req.backend === STANDBY_BACKEND) void settled.promise.then(() => this.#refillStandby());
     const db: Database = {
       id,
       path: canonical,
