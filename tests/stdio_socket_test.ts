@@ -6,7 +6,7 @@
  * ends it cleanly.
  */
 import assert from "node:assert/strict";
-import { fixture, remcpArgs, withTempDir } from "./_harness.ts";
+import { fixture, remcpArgs, remcpEnv, withTempDir } from "./_harness.ts";
 import { connectClient, spawnOnSockets } from "./_socket_stdio.ts";
 
 const linux = Deno.build.os === "linux";
@@ -17,16 +17,6 @@ function nonBlocking(pid: number, fd: number): boolean {
   const info = Deno.readTextFileSync(`/proc/${pid}/fdinfo/${fd}`);
   const flags = /^flags:\s*([0-7]+)/m.exec(info);
   return (parseInt(flags![1]!, 8) & O_NONBLOCK) !== 0;
-}
-
-function env(stateDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    ...Deno.env.toObject(),
-    REMCP_STATE_DIR: stateDir,
-    REMCP_LOG_LEVEL: "warn",
-    REMCP_CHECK_OUTPUT: "1",
-    ...extra,
-  };
 }
 
 /** 100,000 bytes that no format claims, opened as a raw blob. */
@@ -47,7 +37,7 @@ for (const way of ways) {
     fn: () =>
       withTempDir("remcp-test-state-", async (dir) => {
         const child = await spawnOnSockets(Deno.execPath(), remcpArgs([]), {
-          env: env(dir, { REMCP_STDIO: way.stdio }),
+          env: remcpEnv(dir, { REMCP_STDIO: way.stdio }),
           shared: way.shared,
         });
         const client = await connectClient(child);
@@ -176,7 +166,9 @@ for (const way of readers) {
     ignore: !linux,
     fn: () =>
       withTempDir("remcp-test-state-", async (dir) => {
-        const ch = await way.open(env(dir, { REMCP_STDIO: way.stdio, REMCP_LOG_LEVEL: "debug" }));
+        const ch = await way.open(
+          remcpEnv(dir, { REMCP_STDIO: way.stdio, REMCP_LOG_LEVEL: "debug" }),
+        );
         await ch.send({
           jsonrpc: "2.0",
           id: 1,
@@ -244,7 +236,7 @@ Deno.test({
       const child = await spawnOnSockets(
         Deno.execPath(),
         remcpArgs(["worker", "--backend", "embedded", fixture("elf_x86_64_gcc_O2")]),
-        { env: env(dir) },
+        { env: remcpEnv(dir) },
       );
       const client = await connectClient(child);
       assert.ok(nonBlocking(child.pid, 0), "fd 0 served by node:net");

@@ -1,8 +1,9 @@
 /**
  * The compiler's runtime helpers for 64-bit division on x86-32 (libgcc's `__udivdi3`, …, which
- * gcc and clang call for `/` and `%` of `long long`, `__divmoddi4` for both at once): linked statically into every program that
- * divides such values, they are unnamed `sub_…` functions in a stripped binary, and a call to
- * one is a C operator, not a function. They are recognised by their exact bytes: size and
+ * gcc and clang call for `/` and `%` of `long long`, `__divmoddi4` for both at once): linked
+ * statically into every program that divides such values, they are unnamed `sub_…` functions in
+ * a stripped binary, and a call to one is a C operator, not a function. The table holds Debian
+ * 12's libgcc (12.2.0); another build's helpers stay calls. They are recognised by their exact bytes: size and
  * SHA-256 of the whole helper, made by runtime_helpers_make.ts from binaries built here.
  */
 import { createHash } from "node:crypto";
