@@ -9,6 +9,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import type { LineTransport } from "./line_transport.ts";
 import type { ToolResult } from "./protocol/results.ts";
 import { progressNote } from "./protocol/progress.ts";
+import { responseLine, type WireResult } from "./protocol/wire_result.ts";
 
 const MODERN_KEY = "io.modelcontextprotocol/protocolVersion";
 
@@ -18,12 +19,15 @@ export interface FastCallContext {
   progress(done: number, total?: number, message?: string): void;
 }
 
-/** Runs a call, or returns undefined when `name` is not handled here (the SDK answers it). */
+/**
+ * Runs a call, or returns undefined when `name` is not handled here (the SDK answers it). A
+ * result may be a worker's answer still in bytes (the supervisor's), sent on as it is.
+ */
 export type FastRunner = (
   name: string,
   args: unknown,
   ctx: FastCallContext,
-) => Promise<ToolResult> | undefined;
+) => Promise<ToolResult | WireResult> | undefined;
 
 /** Builds the intercept hook for `transport` (set it before the transport starts). */
 export function fastToolCalls(
@@ -68,7 +72,9 @@ export function fastToolCalls(
       // note read in the same chunk as the response would be dropped. Let the notes go first.
       if (sentProgress) await new Promise((r) => setTimeout(r, 5));
       // A cancelled request gets no response, as the protocol asks.
-      if (!ctl.signal.aborted) send({ jsonrpc: "2.0", id, result });
+      if (!ctl.signal.aborted) {
+        void transport().sendResponseLine(id, responseLine(id, result)).catch(() => {});
+      }
     });
     return true;
   };

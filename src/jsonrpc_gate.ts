@@ -87,6 +87,11 @@ export class JsonRpcGate {
     if ("method" in m) return;
     if (typeof m.id === "string" || typeof m.id === "number") this.#inflight.delete(m.id);
   }
+
+  /** Notes that the response to request `id` was sent. */
+  answered(id: string | number): void {
+    this.#inflight.delete(id);
+  }
 }
 
 function refuse(id: string | number | null, code: number, message: string): GateVerdict {

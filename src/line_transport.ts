@@ -48,6 +48,12 @@ export class LineTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /**
+   * Sees each line's bytes before they are decoded and parsed; returning true consumes the line.
+   * The supervisor's client of a worker takes a tool's answer this way without parsing it
+   * (`src/protocol/wire_result.ts`). The bytes are valid only during the call.
+   */
+  online?: ((line: Uint8Array) => boolean) | undefined;
 
   #opts: LineTransportOptions;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
@@ -155,6 +161,12 @@ export class LineTransport implements Transport {
   }
 
   #handleLine(bytes: Uint8Array): void {
+    try {
+      if (this.online?.(bytes)) return;
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
     // No regex or trim over the whole line: both cost its length again on a big message.
     let line = this.#decoder.decode(bytes);
     if (line.endsWith("\r")) line = line.slice(0, -1);
@@ -217,7 +229,10 @@ export class LineTransport implements Transport {
   }
 
   #write(message: unknown): Promise<void> {
-    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    return this.#enqueue(this.#encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  #enqueue(bytes: Uint8Array): Promise<void> {
     // Serialize writes: concurrent writer.write calls must not interleave partial lines.
     this.#writeChain = this.#writeChain.then(async () => {
       if (this.#closed || !this.#put) throw new Error("Transport is closed");
@@ -229,6 +244,15 @@ export class LineTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     this.#gate?.sent(message);
     return this.#write(message);
+  }
+
+  /**
+   * Sends the response to request `id` already serialized as one line (`responseLine` of
+   * `src/protocol/wire_result.ts`): written as it is, in one write.
+   */
+  sendResponseLine(id: string | number, line: Uint8Array): Promise<void> {
+    this.#gate?.answered(id);
+    return this.#enqueue(line);
   }
 
   async close(): Promise<void> {

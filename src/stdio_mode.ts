@@ -22,7 +22,7 @@ export async function stdioMode(config: Config): Promise<number> {
     answerBadInput: true,
     intercept: fastToolCalls((name, args, ctx) => {
       if (!sup.find(name)) return undefined;
-      return sup.callTool(name, args, { ...ctx, session, via: "client" });
+      return sup.callToolWire(name, args, { ...ctx, session, via: "client" });
     }, () => transport),
   });
   const handle = serveStdio(() => createServer(sup, session), {

@@ -11,6 +11,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Host } from "../supervisor/host.ts";
 import { progressNote } from "../protocol/progress.ts";
+import { responseLine } from "../protocol/wire_result.ts";
 
 const encoder = new TextEncoder();
 
@@ -47,22 +48,27 @@ export function fastToolCall(
   request.signal.addEventListener("abort", () => ctl.abort(), { once: true });
   const progressToken = isPlainObject(meta) ? meta.progressToken : undefined;
   if (typeof progressToken !== "string" && typeof progressToken !== "number") {
-    return sup.callTool(name, params.arguments, {
+    return sup.callToolWire(name, params.arguments, {
       session,
       signal: ctl.signal,
       via: "client",
       progress() {},
-    }).then((result) => Response.json({ jsonrpc: "2.0", id, result }));
+    }).then((result) =>
+      // The line without its newline: a worker's answer goes out as the bytes it came in.
+      new Response(responseLine(id, result).subarray(0, -1), {
+        headers: { "content-type": "application/json" },
+      })
+    );
   }
   // With a progress token the answer streams: progress notes as they come, then the result;
   // heartbeats between them, so that a quiet call's connection never looks idle.
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
   let beat: ReturnType<typeof setInterval> | undefined;
-  const write = (frame: string) => {
+  const write = (frame: string | Uint8Array) => {
     if (!open) return;
     try {
-      stream?.enqueue(encoder.encode(frame));
+      stream?.enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
     } catch {
       open = false;
       clearInterval(beat);
@@ -75,7 +81,7 @@ export function fastToolCall(
         async start(controller) {
           stream = controller;
           beat = setInterval(() => write(": keepalive\n\n"), heartbeatMs);
-          const result = await sup.callTool(name, params.arguments, {
+          const result = await sup.callToolWire(name, params.arguments, {
             session,
             signal: ctl.signal,
             via: "client",
@@ -84,7 +90,9 @@ export function fastToolCall(
             },
           });
           clearInterval(beat);
-          event({ jsonrpc: "2.0", id, result });
+          write("event: message\ndata: ");
+          write(responseLine(id, result).subarray(0, -1));
+          write("\n\n");
           if (open) controller.close();
           open = false;
         },

@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ToolSpec } from "../protocol/catalog/spec.ts";
 import type { ToolResult } from "../protocol/results.ts";
+import type { WireResult } from "../protocol/wire_result.ts";
 import type { SandboxPool } from "../sandbox/pool.ts";
 import type { WorkerPool } from "./pool.ts";
 
@@ -42,6 +43,12 @@ export interface Host {
   readonly entries: ReadonlyMap<string, CatalogEntry>;
   /** Calls a tool through the one dispatcher; failures come back as error results. */
   callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult>;
+  /**
+   * {@link callTool} for a transport that sends the result on as JSON: a worker's success may
+   * come back as the bytes it arrived in (`WireResult`), never parsed (the stdio and HTTP fast
+   * paths).
+   */
+  callToolWire(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult | WireResult>;
   /** Enabled tools by name. */
   find(name: string): CatalogEntry | undefined;
   /** Whether a tool exists for callers at all (capability gates and disable flags). */

@@ -7,6 +7,7 @@ import { basename, isAbsolute, resolve as resolvePath } from "node:path";
 import { fromErrorPayload, RemcpError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolResult } from "../protocol/results.ts";
+import type { WireResult } from "../protocol/wire_result.ts";
 import type { Config } from "../config.ts";
 import { type WorkerStatus, WorkerStatusSchema } from "../protocol/worker_status.ts";
 import { type CallOptions, type Spawner, WorkerProcess } from "./worker_process.ts";
@@ -56,6 +57,9 @@ export interface PoolDeps {
   /** What a call without an open database is told to do. */
   noDatabaseHint?: string;
 }
+
+/** Options of {@link WorkerPool.call}: the timeout defaults to REMCP_CALL_TIMEOUT. */
+export type PoolCallOptions = Omit<CallOptions, "timeoutMs"> & { timeoutMs?: number };
 
 /** The set of open databases and their workers. */
 export class WorkerPool {
@@ -244,6 +248,14 @@ export class WorkerPool {
    * Attaches the session.
    */
   resolve(id: string | undefined, session: string): Database {
+    if (id !== undefined) {
+      // The common case first, without listing every database (only a refusal names them).
+      const db = this.#dbs.get(id);
+      if (db && db.state !== "closed") {
+        db.sessions.add(session);
+        return db;
+      }
+    }
     const open = this.list().filter((d) => d.state !== "closed");
     if (id === undefined) {
       const live = open.filter((d) => d.state !== "failed");
@@ -268,18 +280,13 @@ export class WorkerPool {
         { param: "database", open: live.map((d) => d.id) },
       );
     }
-    const db = this.#dbs.get(id);
-    if (!db || db.state === "closed") {
-      throw new RemcpError(
-        "NoDatabase",
-        `No open database "${id}"; open ones: ${
-          open.map((d) => d.id).join(", ") || "none (call open_database)"
-        }`,
-        { database: id, open: open.map((d) => d.id) },
-      );
-    }
-    db.sessions.add(session);
-    return db;
+    throw new RemcpError(
+      "NoDatabase",
+      `No open database "${id}"; open ones: ${
+        open.map((d) => d.id).join(", ") || "none (call open_database)"
+      }`,
+      { database: id, open: open.map((d) => d.id) },
+    );
   }
 
   /**
@@ -296,10 +303,28 @@ export class WorkerPool {
     db: Database,
     tool: string,
     args: Record<string, unknown>,
-    options: Omit<CallOptions, "timeoutMs"> & { timeoutMs?: number },
-  ): Promise<ToolResult> {
+    options: PoolCallOptions & { wire: true },
+  ): Promise<ToolResult | WireResult>;
+  call(
+    db: Database,
+    tool: string,
+    args: Record<string, unknown>,
+    options: PoolCallOptions & { wire?: false },
+  ): Promise<ToolResult>;
+  call(
+    db: Database,
+    tool: string,
+    args: Record<string, unknown>,
+    options: PoolCallOptions,
+  ): Promise<ToolResult | WireResult>;
+  call(
+    db: Database,
+    tool: string,
+    args: Record<string, unknown>,
+    options: PoolCallOptions,
+  ): Promise<ToolResult | WireResult> {
     const timeoutMs = options.timeoutMs ?? this.#deps.config.callTimeoutS * 1000;
-    const run = async (): Promise<ToolResult> => {
+    const run = async (): Promise<ToolResult | WireResult> => {
       if (db.state === "crashed") throw db.error ?? db.worker.crashError();
       if (options.signal?.aborted) {
         throw new RemcpError("Cancelled", `The call to ${tool} was cancelled`, { tool });

@@ -15,6 +15,7 @@ import {
   type ToolResult,
 } from "../protocol/results.ts";
 import { inputJsonSchema, outputJsonSchema, parseArguments } from "../protocol/validate.ts";
+import { WireResult } from "../protocol/wire_result.ts";
 import { WORKER_TOOLS } from "../protocol/catalog/all.ts";
 import { WorkerPool } from "./pool.ts";
 import type { Spawner } from "./worker_process.ts";
@@ -63,6 +64,8 @@ export class Supervisor implements Host {
   >();
   #toolListeners = new Set<() => void>();
   #sources: ToolSource[] = [];
+  /** The `database` argument that last passed {@link ROUTING_INPUT}. */
+  #checkedDatabase: string | undefined;
   /** Each backend's tools as its workers listed them (for the words of a refusal). */
   #toolsByBackend = new Map<string, ReadonlySet<string>>();
 
@@ -250,16 +253,35 @@ export class Supervisor implements Host {
   }
 
   /** Calls tool `name`; tool failures come back as error results, never as exceptions. */
-  async callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
+  callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
+    return this.#counted(name, rawArgs, ctx, false) as Promise<ToolResult>;
+  }
+
+  /** {@link callTool}, where a worker's success may come back as its JSON's bytes. */
+  callToolWire(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult | WireResult> {
+    return this.#counted(name, rawArgs, ctx, true);
+  }
+
+  async #counted(
+    name: string,
+    rawArgs: unknown,
+    ctx: CallContext,
+    wire: boolean,
+  ): Promise<ToolResult | WireResult> {
     this.#callsInFlight++;
     try {
-      return await this.#callTool(name, rawArgs, ctx);
+      return await this.#callTool(name, rawArgs, ctx, wire);
     } finally {
       this.#callsInFlight--;
     }
   }
 
-  async #callTool(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult> {
+  async #callTool(
+    name: string,
+    rawArgs: unknown,
+    ctx: CallContext,
+    wire: boolean,
+  ): Promise<ToolResult | WireResult> {
     let entry = this.find(name);
     if (!entry && this.#sources.some((s) => s.loading)) {
       await this.toolsReady();
@@ -288,7 +310,7 @@ export class Supervisor implements Host {
           { tool: name },
         );
       }
-      if (entry.kind === "worker") return await this.#callWorker(entry, rawArgs, ctx);
+      if (entry.kind === "worker") return await this.#callWorker(entry, rawArgs, ctx, wire);
       const args = parseArguments(name, entry.spec.input, rawArgs) as Record<string, unknown>;
       const value = await entry.handler!(this, args, ctx);
       return cappedResult(value, this.config.maxOutputBytes);
@@ -304,21 +326,27 @@ export class Supervisor implements Host {
     entry: CatalogEntry,
     rawArgs: unknown,
     ctx: CallContext,
-  ): Promise<ToolResult> {
+    wire: boolean,
+  ): Promise<ToolResult | WireResult> {
     const name = entry.spec.name;
     let args: Record<string, unknown> = {};
+    let given: unknown;
     if (rawArgs !== undefined && rawArgs !== null) {
       if (typeof rawArgs !== "object" || Array.isArray(rawArgs)) {
         throw new RemcpError("InvalidArgument", `${name} takes an object of named arguments`, {});
       }
-      args = { ...rawArgs as Record<string, unknown> };
+      ({ database: given, ...args } = rawArgs as Record<string, unknown>);
     }
     // The routing half of the routed schema is applied here; the worker parses the rest against
-    // its own spec, so no argument is validated twice.
-    const { database } = parseArguments(name, ROUTING_INPUT, {
-      ...(args.database !== null && args.database !== undefined ? { database: args.database } : {}),
-    }) as { database?: string };
-    delete args.database;
+    // its own spec, so no argument is validated twice. The schema is pure, so the id that passed
+    // it last passes again without a second parse (most calls name the same database).
+    let database: string | undefined;
+    if (given !== undefined && given !== null) {
+      if (given !== this.#checkedDatabase) {
+        ({ database } = parseArguments(name, ROUTING_INPUT, { database: given }));
+        this.#checkedDatabase = database;
+      } else database = given as string;
+    }
     const db = this.pool.resolve(database, ctx.session);
     // Tool presence is the worker's own tools/list, never a hand-kept table.
     this.#toolsByBackend.set(db.backend, db.worker.tools);
@@ -339,10 +367,13 @@ export class Supervisor implements Host {
     const result = await this.pool.call(db, name, args, {
       signal: ctx.signal,
       onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
+      wire,
     });
+    // A success passes as it came: as its bytes when the caller takes them (they hold no
+    // "isError" key: src/protocol/wire_result.ts), else parsed.
+    if (result instanceof WireResult || !result.isError) return result;
     // A worker's failure leaves in the one error shape: one already in it (text only, within the
     // cap) passes as it came; anything else is re-shaped once.
-    if (!result.isError) return result;
     const text = result.content[0]?.text ?? "";
     if (result.structuredContent === undefined && byteLength(text) <= this.config.maxOutputBytes) {
       return result;

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
 import { createLogger, stderrSink } from "../log.ts";
 import type { ToolResult } from "../protocol/results.ts";
+import { WireResult } from "../protocol/wire_result.ts";
 import { serveWorker } from "../../workers/worker_main.ts";
 import { createSupervisor } from "./create.ts";
 import type { CallContext } from "./host.ts";
@@ -139,6 +140,50 @@ Deno.test(
       const busy = errorOf(await call("list_functions", {}));
       assert.equal(busy.error_type, "Busy");
       assert.match(busy.error, /wait_for_analysis/);
+    });
+  },
+);
+
+Deno.test(
+  "callToolWire(): a worker's success as its bytes, everything else as callTool gives it",
+  sanitize,
+  async () => {
+    await withSupervisor({}, async (sup, call) => {
+      const ctx: CallContext = {
+        session: "test",
+        signal: new AbortController().signal,
+        progress() {},
+        via: "client",
+      };
+      const wire = (name: string, args: unknown) => sup.callToolWire(name, args, ctx);
+      // Before any open, the refusal is the usual error result.
+      const none = await wire("list_functions", {});
+      assert.ok(!(none instanceof WireResult) && none.isError === true);
+      const opened = await call("open_database", { path: ELF });
+      const database = opened.structuredContent!.database as string;
+      await call("wait_for_analysis", {});
+
+      const parsed = await call("list_functions", { database, limit: 3 });
+      const raw = await wire("list_functions", { database, limit: 3 });
+      assert.ok(raw instanceof WireResult, "a worker's success comes as bytes");
+      assert.deepEqual(raw.result(), parsed);
+      // A worker's failure goes through the dispatcher's error rules, never as bytes.
+      const failed = await wire("decompile_function", { database, address: "0xdeadbeef0" });
+      assert.ok(!(failed instanceof WireResult));
+      assert.equal(failed.isError, true);
+      assert.equal(failed.structuredContent, undefined);
+      // Supervisor-side tools are never bytes; a database id checked once is still checked
+      // against its schema when it changes.
+      assert.ok(!((await wire("list_databases", {})) instanceof WireResult));
+      assert.equal(
+        errorOf(await call("list_functions", { database: "" })).error_type,
+        "InvalidArgument",
+      );
+      assert.ok((await wire("list_functions", { database, limit: 1 })) instanceof WireResult);
+      assert.equal(
+        errorOf(await call("list_functions", { database: "x".repeat(200) })).error_type,
+        "InvalidArgument",
+      );
     });
   },
 );

@@ -5,6 +5,7 @@
 import { RemcpError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resultValue, type ToolResult } from "../protocol/results.ts";
+import { type WireResult, wireSuccess } from "../protocol/wire_result.ts";
 import { selfCommand } from "../self_command.ts";
 import { LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
@@ -81,6 +82,8 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   timeoutMs: number;
   onprogress?: ((p: { progress: number; total?: number; message?: string }) => void) | undefined;
+  /** A success may come back as the bytes of its JSON (src/protocol/wire_result.ts). */
+  wire?: boolean | undefined;
 }
 
 /** A running worker. */
@@ -284,11 +287,26 @@ export class WorkerProcess {
   }
 
   /** Calls a tool in the worker. Protocol failures and a dead worker become RemcpErrors. */
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions & { wire: true },
+  ): Promise<ToolResult | WireResult>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions & { wire?: false },
+  ): Promise<ToolResult>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<ToolResult | WireResult>;
   async call(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions,
-  ): Promise<ToolResult> {
+  ): Promise<ToolResult | WireResult> {
     if (!this.#alive) throw this.crashError();
     const interrupt = () => {
       if (!this.#cancelSignal || !this.#alive) return;
@@ -303,8 +321,9 @@ export class WorkerProcess {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         onprogress: options.onprogress,
+        raw: options.wire ? wireSuccess : undefined,
       });
-      return result as ToolResult;
+      return result as ToolResult | WireResult;
     } catch (err) {
       if (!this.#alive || !(await this.#stillAlive())) throw this.crashError();
       if (options.signal?.aborted) {
@@ -331,7 +350,7 @@ export class WorkerProcess {
   async callStructured(
     name: string,
     args: Record<string, unknown>,
-    options: CallOptions,
+    options: Omit<CallOptions, "wire">,
   ): Promise<Record<string, unknown>> {
     return resultValue(await this.call(name, args, options), name);
   }
