@@ -9,7 +9,12 @@
  * - relay over pipes: this process ↔ a relay over its stdio ↔ an echo over the relay's pipes to
  *   the echo's stdio (the supervisor ↔ worker hop before workers connected over a socket);
  * - relay over a socket: the same, the echo connected to the relay over a Unix socket and read and
- *   written directly (the hop as it is now, `src/child_socket.ts`).
+ *   written directly (the hop as it is now, `src/child_socket.ts`);
+ * - direct, net stdio: the echo with its stdio served on the event loop (`src/stdio_conn.ts`), as
+ *   a worker serving a client directly now runs;
+ * - byte pump, net stdio: a relay with its stdio on the event loop that forwards each chunk as it
+ *   comes to an echo on a socket and back, with no framing or JSON at all: the least a second
+ *   process can add, the floor under the supervisor as it is now.
  *
  * The relay parses and re-serializes each line both ways, as the supervisor does; the echo answers
  * a 4 KB line, the size of a `get_database_info` result. Prints medians per round trip and the CPU
@@ -85,6 +90,47 @@ await lines(Deno.stdin.readable, (l) => void send(enc.encode(JSON.stringify(JSON
 child.kill();
 Deno.exit(0);`;
 
+// The same two programs with their stdio served on the event loop, as remcp's servers do now
+// (src/stdio_conn.ts: node:net adopts fd 0 and 1): an echo, and a relay that is a pure byte
+// pump (chunks forwarded as they come, no framing or JSON at all), the least any relay can do.
+const NET_STDIO = `import { Socket } from "node:net";
+function netStdio() {
+  const input = new Socket({ fd: 0, readable: true, writable: false, allowHalfOpen: true });
+  const output = new Socket({ fd: 1, readable: false, writable: true, allowHalfOpen: true });
+  input.on("end", () => Deno.exit(0));
+  return { input, output };
+}`;
+const ECHO_NET = `${LINES}
+${NET_STDIO}
+const reply = enc.encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text",
+  text: "x".repeat(1900) }], structuredContent: { text: "x".repeat(1900) } } }) + "\\n");
+const path = Deno.args[0];
+if (path) {
+  const conn = await Deno.connect({ transport: "unix", path });
+  await lines(connChunks(conn), (l) => { JSON.parse(l); void writeAll(conn, reply); });
+} else {
+  const { input, output } = netStdio();
+  let b = "";
+  input.on("data", (c) => {
+    b += dec.decode(c);
+    let i;
+    while ((i = b.indexOf("\\n")) >= 0) { JSON.parse(b.slice(0, i)); b = b.slice(i + 1); output.write(reply); }
+  });
+}`;
+const PUMP = `${LINES}
+${NET_STDIO}
+const [echoSrc, path] = Deno.args;
+const listener = Deno.listen({ transport: "unix", path });
+const child = new Deno.Command(Deno.execPath(), {
+  args: ["eval", echoSrc, path], stdin: "null", stdout: "null",
+}).spawn();
+const conn = await listener.accept();
+listener.close();
+console.error(String(child.pid));
+const { input, output } = netStdio();
+input.on("data", (c) => void writeAll(conn, c));
+for await (const c of connChunks(conn)) output.write(c.slice());`;
+
 /** CPU time of a process so far, ms (Linux). */
 function cpuMs(pid: number): number {
   const s = Deno.readTextFileSync(`/proc/${pid}/stat`);
@@ -148,6 +194,8 @@ const setups: Setup[] = [
   { ...await start("direct, after a hop", [ECHO], false), before: () => other.roundTrip() },
   await start("relay over pipes", [RELAY, "pipes", ECHO], true),
   await start("relay over a socket", [RELAY, "socket", ECHO, `${dir}/echo.sock`], true),
+  await start("direct, net stdio", [ECHO_NET], false),
+  await start("byte pump, net stdio", [PUMP, ECHO_NET, `${dir}/pump.sock`], true),
 ];
 const linux = Deno.build.os === "linux";
 const wall = new Map<string, number[]>();
