@@ -7,6 +7,7 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { JsonRpcGate } from "./jsonrpc_gate.ts";
+import { encodeLine } from "./protocol/byte_slab.ts";
 
 /**
  * A byte connection read and written directly (a `Deno.Conn`): no stream machinery between the
@@ -42,6 +43,7 @@ interface LineTransportCommon {
 const DEFAULT_MAX_LINE = 160 * 1024 * 1024;
 const NL = 0x0a;
 const READ_CHUNK = 64 * 1024;
+const EMPTY = new Uint8Array(0);
 
 /** JSON-RPC over newline-delimited byte streams. */
 export class LineTransport implements Transport {
@@ -58,7 +60,6 @@ export class LineTransport implements Transport {
   #opts: LineTransportOptions;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   #closed = false;
-  #encoder = new TextEncoder();
   #decoder = new TextDecoder();
   #writeChain: Promise<void> = Promise.resolve();
   #put: ((bytes: Uint8Array) => Promise<void>) | undefined;
@@ -90,41 +91,33 @@ export class LineTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** The chunks read, from the stream or straight from the connection. */
-  async *#chunks(): AsyncGenerator<Uint8Array> {
-    const { conn, readable } = this.#opts;
-    if (!conn) {
-      if (readable) yield* readable;
-      return;
-    }
-    try {
-      let buffer = new Uint8Array(READ_CHUNK);
-      for (;;) {
-        const n = await conn.read(buffer);
-        if (n === null) return;
-        yield buffer.subarray(0, n);
-        // The reader keeps a view of a line's start that has no end yet: read into a fresh
-        // buffer then. A chunk of whole lines was handled before this resumes, so it is reused.
-        if (this.#keepsChunk) buffer = new Uint8Array(READ_CHUNK);
-      }
-    } finally {
-      try {
-        conn.close();
-      } catch {
-        // Closed already.
-      }
-    }
-  }
-
   async #readLoop(): Promise<void> {
     const max = this.#opts.maxLineBytes ?? DEFAULT_MAX_LINE;
+    const { conn, readable } = this.#opts;
+    // Read in a plain loop, not through an async generator: each chunk then costs one promise.
+    const reader = conn ? undefined : readable?.getReader();
+    let buffer = new Uint8Array(conn ? READ_CHUNK : 0);
     let parts: Uint8Array[] = [];
     let size = 0;
     let oversize = false;
     let head: Uint8Array | undefined;
-    let tail: Uint8Array = new Uint8Array();
+    let tail: Uint8Array = EMPTY;
     try {
-      for await (const chunk of this.#chunks()) {
+      for (;;) {
+        let chunk: Uint8Array;
+        if (conn) {
+          // The reader keeps a view of a line's start that has no end yet: read into a fresh
+          // buffer then. A chunk of whole lines was handled already, so its buffer is reused.
+          if (this.#keepsChunk) buffer = new Uint8Array(READ_CHUNK);
+          const n = await conn.read(buffer);
+          if (n === null) break;
+          chunk = buffer.subarray(0, n);
+        } else {
+          if (!reader) break;
+          const next = await reader.read();
+          if (next.done) break;
+          chunk = next.value;
+        }
         this.#keepsChunk = false;
         let start = 0;
         while (start < chunk.length) {
@@ -150,12 +143,19 @@ export class LineTransport implements Transport {
           size = 0;
           oversize = false;
           head = undefined;
-          tail = new Uint8Array();
+          tail = EMPTY;
           start = nl + 1;
         }
       }
     } catch (err) {
       if (!this.#closed) this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      reader?.releaseLock();
+      try {
+        conn?.close();
+      } catch {
+        // Closed already.
+      }
     }
     this.#finish();
   }
@@ -229,7 +229,7 @@ export class LineTransport implements Transport {
   }
 
   #write(message: unknown): Promise<void> {
-    return this.#enqueue(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    return this.#enqueue(encodeLine(JSON.stringify(message)));
   }
 
   #enqueue(bytes: Uint8Array): Promise<void> {

@@ -6,6 +6,7 @@
  * (`wire: true` in the call context); every other caller gets the parsed {@link ToolResult}.
  */
 import type { ToolResult } from "./results.ts";
+import { takeBytes } from "./byte_slab.ts";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -26,7 +27,7 @@ export class WireResult {
 
   /** A copy of `json` (the reader reuses its buffer), with room for a response around it. */
   static copy(json: Uint8Array): WireResult {
-    const buffer = new Uint8Array(HEAD_ROOM + json.length + 2);
+    const buffer = takeBytes(HEAD_ROOM + json.length + 2);
     buffer.set(json, HEAD_ROOM);
     return new WireResult(buffer, HEAD_ROOM);
   }
