@@ -7,7 +7,6 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { JsonRpcGate } from "./jsonrpc_gate.ts";
-import { encodeLine } from "./protocol/byte_slab.ts";
 
 /**
  * A byte connection read and written directly (a `Deno.Conn`): no stream machinery between the
@@ -44,6 +43,8 @@ const DEFAULT_MAX_LINE = 160 * 1024 * 1024;
 const NL = 0x0a;
 const READ_CHUNK = 64 * 1024;
 const EMPTY = new Uint8Array(0);
+/** Lines up to a third of this are encoded into the transport's reused output buffer. */
+const REUSED_OUT = 1024 * 1024;
 
 /** JSON-RPC over newline-delimited byte streams. */
 export class LineTransport implements Transport {
@@ -60,8 +61,10 @@ export class LineTransport implements Transport {
   #opts: LineTransportOptions;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   #closed = false;
+  #encoder = new TextEncoder();
   #decoder = new TextDecoder();
   #writeChain: Promise<void> = Promise.resolve();
+  #out = new Uint8Array(0);
   #put: ((bytes: Uint8Array) => Promise<void>) | undefined;
   /** Whether the last chunk read is still referenced (a line that has not ended yet). */
   #keepsChunk = false;
@@ -229,16 +232,34 @@ export class LineTransport implements Transport {
   }
 
   #write(message: unknown): Promise<void> {
-    return this.#enqueue(encodeLine(JSON.stringify(message)));
+    return this.#enqueue(JSON.stringify(message));
   }
 
-  #enqueue(bytes: Uint8Array): Promise<void> {
+  #enqueue(line: string): Promise<void> {
     // Serialize writes: concurrent writer.write calls must not interleave partial lines.
-    this.#writeChain = this.#writeChain.then(async () => {
+    this.#writeChain = this.#writeChain.then(() => {
       if (this.#closed || !this.#put) throw new Error("Transport is closed");
-      await this.#put(bytes);
+      return this.#put(this.#bytes(line));
     });
     return this.#writeChain;
+  }
+
+  /**
+   * A line's bytes with its newline, encoded when its turn to be written comes. Through a
+   * connection they go into one buffer reused from write to write: writes take turns, and a
+   * connection's write resolves once its bytes are written. A new buffer per message costs a
+   * page fault per 4 KB on a VM, tens of microseconds (docs/ARCHITECTURE.md section 7). A stream
+   * may still hold a chunk after its write resolved, so it gets its own, as does a large line.
+   */
+  #bytes(line: string): Uint8Array {
+    const most = line.length * 3 + 1;
+    if (!this.#opts.conn || most > REUSED_OUT) return this.#encoder.encode(line + "\n");
+    if (this.#out.length < most) {
+      this.#out = new Uint8Array(Math.min(REUSED_OUT, Math.max(most, 2 * this.#out.length)));
+    }
+    const { written } = this.#encoder.encodeInto(line, this.#out);
+    this.#out[written] = NL;
+    return this.#out.subarray(0, written + 1);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -247,10 +268,10 @@ export class LineTransport implements Transport {
   }
 
   /**
-   * Sends the response to request `id` already serialized as one line (`responseLine` of
-   * `src/protocol/wire_result.ts`): written as it is, in one write.
+   * Sends the response to request `id` already serialized as one line of JSON without its
+   * newline (`responseLine` of `src/protocol/wire_result.ts`).
    */
-  sendResponseLine(id: string | number, line: Uint8Array): Promise<void> {
+  sendResponseLine(id: string | number, line: string): Promise<void> {
     this.#gate?.answered(id);
     return this.#enqueue(line);
   }

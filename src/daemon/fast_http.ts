@@ -54,10 +54,8 @@ export function fastToolCall(
       via: "client",
       progress() {},
     }).then((result) =>
-      // The line without its newline: a worker's answer goes out as the bytes it came in.
-      new Response(responseLine(id, result).subarray(0, -1), {
-        headers: { "content-type": "application/json" },
-      })
+      // A worker's answer goes out as the text it came in.
+      new Response(responseLine(id, result), { headers: { "content-type": "application/json" } })
     );
   }
   // With a progress token the answer streams: progress notes as they come, then the result;
@@ -65,10 +63,10 @@ export function fastToolCall(
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
   let beat: ReturnType<typeof setInterval> | undefined;
-  const write = (frame: string | Uint8Array) => {
+  const write = (frame: string) => {
     if (!open) return;
     try {
-      stream?.enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
+      stream?.enqueue(encoder.encode(frame));
     } catch {
       open = false;
       clearInterval(beat);
@@ -90,9 +88,7 @@ export function fastToolCall(
             },
           });
           clearInterval(beat);
-          write("event: message\ndata: ");
-          write(responseLine(id, result).subarray(0, -1));
-          write("\n\n");
+          write(`event: message\ndata: ${responseLine(id, result)}\n\n`);
           if (open) controller.close();
           open = false;
         },

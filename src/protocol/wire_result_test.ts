@@ -4,7 +4,6 @@ import { responseLine, WireResult, wireSuccess } from "./wire_result.ts";
 import { RemcpError } from "../errors.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const bytes = (value: unknown) => encoder.encode(JSON.stringify(value));
 
 Deno.test("wireSuccess() takes a success and leaves anything holding an isError key to be parsed", () => {
@@ -20,7 +19,7 @@ Deno.test("wireSuccess() takes a success and leaves anything holding an isError 
   assert.ok(wireSuccess(bytes(inText)) instanceof WireResult);
 });
 
-Deno.test("wireSuccess() copies the bytes: the reader may reuse its buffer at once", () => {
+Deno.test("wireSuccess() keeps its own copy: the reader may reuse its buffer at once", () => {
   const buffer = bytes(okResult({ v: "abc" }));
   const wire = wireSuccess(buffer)!;
   buffer.fill(0x20);
@@ -30,13 +29,8 @@ Deno.test("wireSuccess() copies the bytes: the reader may reuse its buffer at on
 Deno.test("responseLine() writes what serializing the parsed result would, for every id", () => {
   const result = okResult({ name: "ünïcode ✓", items: [1, 2, { "10": "a", b: null }] });
   for (const id of [0, 7, 123456789, "abc", 'q"uote', "ïd", "x".repeat(100)]) {
-    const expected = JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n";
-    assert.equal(decoder.decode(responseLine(id, wireSuccess(bytes(result))!)), expected);
-    assert.equal(decoder.decode(responseLine(id, result)), expected);
+    const expected = JSON.stringify({ jsonrpc: "2.0", id, result });
+    assert.equal(responseLine(id, wireSuccess(bytes(result))!), expected);
+    assert.equal(responseLine(id, result), expected);
   }
-  // The room before the JSON is used once; a second line for the same result is still whole.
-  const wire = wireSuccess(bytes(result))!;
-  const first = decoder.decode(responseLine(1, wire));
-  assert.equal(decoder.decode(responseLine(2, wire)), first.replace('"id":1', '"id":2'));
-  assert.equal(first, JSON.stringify({ jsonrpc: "2.0", id: 1, result }) + "\n");
 });
