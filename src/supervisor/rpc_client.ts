@@ -34,15 +34,9 @@ export class RpcError extends Error {
   }
 }
 
-/** One request waiting for its answer. */
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
-  /** When it times out (performance.now() ms); progress moves it on by `timeoutMs`. */
-  deadline: number;
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
-  onAbort?: (() => void) | undefined;
   onprogress?: ((p: Progress) => void) | undefined;
   raw?: ((json: Uint8Array) => unknown) | undefined;
 }
@@ -84,80 +78,50 @@ export class RpcClient {
     const id = this.#nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const withMeta = options.onprogress ? { ...params, _meta: { progressToken: id } } : params;
-    const p: Pending = {
-      resolve,
-      reject,
-      deadline: performance.now() + options.timeoutMs,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      onprogress: options.onprogress,
-      raw: options.raw,
-    };
-    this.#pending.set(id, p);
-    if (options.signal) {
-      if (options.signal.aborted) {
-        this.#abort(id, p);
-        return promise;
-      }
-      p.onAbort = () => this.#abort(id, p);
-      options.signal.addEventListener("abort", p.onAbort);
-    }
-    this.#armSweep(p.deadline);
-    this.#transport.send({ jsonrpc: "2.0", id, method, params: withMeta } as JSONRPCMessage)
-      .catch((err) => this.#fail(id, p, err instanceof Error ? err : new Error(String(err))));
-    return promise;
-  }
-
-  // The deadlines of every request are checked by one timer, armed for the earliest of them and
-  // left armed when that request is answered (it then finds nothing due and re-arms for the
-  // next, or stops): a timer per request cost a timer insert and removal on each call
-  // (docs/ARCHITECTURE.md section 7). Closing the connection clears it.
-  #sweepTimer: ReturnType<typeof setTimeout> | undefined;
-  #sweepAt = Infinity;
-
-  #armSweep(deadline: number): void {
-    if (deadline >= this.#sweepAt) return;
-    clearTimeout(this.#sweepTimer);
-    this.#sweepAt = deadline;
-    this.#sweepTimer = setTimeout(
-      () => this.#sweep(),
-      Math.max(0, Math.ceil(deadline - performance.now())),
-    );
-  }
-
-  #sweep(): void {
-    this.#sweepTimer = undefined;
-    this.#sweepAt = Infinity;
-    const now = performance.now();
-    let next = Infinity;
-    for (const [id, p] of [...this.#pending]) {
-      if (p.deadline <= now) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
         this.#cancel(id, "timeout");
-        this.#fail(id, p, new Error(`Request timed out after ${p.timeoutMs} ms`));
-      } else next = Math.min(next, p.deadline);
+        fail(new Error(`Request timed out after ${options.timeoutMs} ms`));
+      }, options.timeoutMs);
+    };
+    const onAbort = () => {
+      this.#cancel(id, "cancelled");
+      fail(new Error("Request cancelled"));
+    };
+    const settle = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      this.#pending.delete(id);
+    };
+    const fail = (err: Error) => {
+      settle();
+      reject(err);
+    };
+    this.#pending.set(id, {
+      resolve: (v) => {
+        settle();
+        resolve(v);
+      },
+      reject: fail,
+      raw: options.raw,
+      onprogress: options.onprogress
+        ? (p) => {
+          arm();
+          options.onprogress?.(p);
+        }
+        : undefined,
+    });
+    if (options.signal?.aborted) {
+      onAbort();
+      return promise;
     }
-    if (next < Infinity) this.#armSweep(next);
-  }
-
-  #abort(id: number, p: Pending): void {
-    this.#cancel(id, "cancelled");
-    this.#fail(id, p, new Error("Request cancelled"));
-  }
-
-  /** Forgets a request that has its answer or failed; true if it was still waiting. */
-  #settle(id: number, p: Pending): boolean {
-    if (this.#pending.get(id) !== p) return false;
-    this.#pending.delete(id);
-    if (p.onAbort) p.signal?.removeEventListener("abort", p.onAbort);
-    return true;
-  }
-
-  #fail(id: number, p: Pending, err: Error): void {
-    if (this.#settle(id, p)) p.reject(err);
-  }
-
-  #succeed(id: number, p: Pending, value: unknown): void {
-    if (this.#settle(id, p)) p.resolve(value);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    arm();
+    this.#transport.send({ jsonrpc: "2.0", id, method, params: withMeta } as JSONRPCMessage)
+      .catch((err) => fail(err instanceof Error ? err : new Error(String(err))));
+    return promise;
   }
 
   #cancel(id: number, reason: string): void {
@@ -188,28 +152,26 @@ export class RpcClient {
     if (!p?.raw) return false;
     const value = p.raw(line.subarray(at + RESULT.length, end));
     if (value === undefined) return false;
-    this.#succeed(id, p, value);
+    p.resolve(value);
     return true;
   }
 
   #onMessage(m: Record<string, unknown>): void {
     if (typeof m.id === "number" && ("result" in m || "error" in m)) {
-      const id = m.id;
-      const p = this.#pending.get(id);
+      const p = this.#pending.get(m.id);
       if (!p) return;
       if ("error" in m) {
         const e = m.error as { code?: number; message?: string };
-        this.#fail(id, p, new RpcError(e.code ?? -32603, e.message ?? "error"));
-      } else this.#succeed(id, p, m.result);
+        p.reject(new RpcError(e.code ?? -32603, e.message ?? "error"));
+      } else p.resolve(m.result);
       return;
     }
     if (m.method === "notifications/progress") {
       const params = m.params as Record<string, unknown> | undefined;
       const token = params?.progressToken;
       const p = typeof token === "number" ? this.#pending.get(token) : undefined;
-      if (p?.onprogress && typeof params?.progress === "number") {
-        p.deadline = performance.now() + p.timeoutMs;
-        p.onprogress({
+      if (p && typeof params?.progress === "number") {
+        p.onprogress?.({
           progress: params.progress,
           ...(typeof params.total === "number" ? { total: params.total } : {}),
           ...(typeof params.message === "string" ? { message: params.message } : {}),
@@ -228,8 +190,8 @@ export class RpcClient {
 
   #failAll(err: Error): void {
     this.#closed = true;
-    for (const [id, p] of [...this.#pending]) this.#fail(id, p, err);
-    clearTimeout(this.#sweepTimer);
+    for (const p of [...this.#pending.values()]) p.reject(err);
+    this.#pending.clear();
   }
 
   /** Closes the connection (the worker sees end of input and exits). */
