@@ -1,6 +1,6 @@
 /**
  * The supervisor's JSON-RPC client against a scripted peer over in-memory streams: deadlines
- * (one timer for every request, moved on by progress), cancellation, and answers handed over as
+ * (moved on by progress), cancellation, and answers handed over as
  * bytes without being parsed.
  */
 import assert from "node:assert/strict";
