@@ -221,6 +221,9 @@ const LUA54_RENAMES = new Map([
   ["luaT_callbinTM", "callbinTM"],
   ["assignment", "restassign"],
   ["mainposition", "mainpositionTV"],
+  // lgc.c: the weak-table sweeps, same loops under new names.
+  ["clearkeys", "clearbykeys"],
+  ["clearvalues", "clearbyvalues"],
 ]);
 /**
  * Functions 5.4 split in two, keeping a thin wrapper under the 5.3 name: 5.3 name → the 5.4

@@ -15,6 +15,7 @@ import { CALL_ORDER_DEFAULTS, callOrderRound } from "./call_order.ts";
 import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
+import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -230,7 +231,10 @@ export function* matchSteps(
     yield;
   };
 
-  /** Call-graph position and address order, to a fixpoint with propagation. */
+  /**
+   * Call-graph position and address order, to a fixpoint with propagation; ties of position
+   * broken by the order common callers call them.
+   */
   const structure = function* () {
     for (;;) {
       const before = s.matches.length;
@@ -244,6 +248,10 @@ export function* matchSteps(
       n = s.matches.length;
       sequenceRound(s, SEQUENCE_DEFAULTS);
       report("sequence", n);
+      yield;
+      n = s.matches.length;
+      orderTieRound(s, ORDER_TIE_DEFAULTS);
+      report(ORDER_TIE_DEFAULTS.round, n);
       yield;
       if (s.matches.length === before) return;
     }
