@@ -293,6 +293,8 @@ const LUA52_RENAMES = new Map([
   ["resize", "luaH_resize"],
   ["io_tostring", "f_tostring"],
   ["io_gc", "f_gc"],
+  // lvm.c's arithmetic fallback, same parameters, exported.
+  ["Arith", "luaV_arith"],
 ]);
 /**
  * Where 5.3 and 5.2 moved an old body (see LUA54_SPLITS): 5.3's luaV_gettable/settable are

@@ -5,7 +5,14 @@
  * matched callers and callees tell them apart: ties are never guessed. Pure and synchronous; it
  * takes features, not databases.
  */
-import { ANCHOR_BROAD, ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
+import {
+  ANCHOR_BROAD,
+  ANCHOR_DEFAULTS,
+  ANCHOR_WEAK,
+  anchorRound,
+  breakTie,
+  outscoredPairs,
+} from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { groupBy, type Match, MatchState } from "./match_state.ts";
 import { FuzzyRound } from "./fuzzy.ts";
@@ -291,6 +298,15 @@ export function* matchSteps(
     yield* structure();
   }
 
+  // Precise matching, once nothing above adds more: position in the call graph with a lower
+  // score but a much clearer lead (broad matching has its own, weaker round below).
+  if (!options.broad) {
+    const before = s.matches.length;
+    anchorRound(s, ANCHOR_WEAK);
+    report(ANCHOR_WEAK.round, before);
+    yield;
+  }
+
   while (options.broad) {
     const before = s.matches.length;
     anchorRound(s, ANCHOR_BROAD);
@@ -311,7 +327,12 @@ export function* matchSteps(
   // pairs at some precision: it keeps every pair it found.
   for (let pass = 0; !options.broad; pass++) {
     const before = s.matches.length;
-    const gone = withdrawContradicted(s, CONSISTENCY_DEFAULTS);
+    // First the pairs of call-graph position that a free candidate now outscores, once.
+    const outscored = pass === 0
+      ? outscoredPairs(s, 0.1, ["anchors", "call_graph:similarity"])
+      : [];
+    s.withdraw(new Set(outscored));
+    const gone = [...outscored, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
     report("withdrawn", before);
     if (gone.length === 0 || pass === 1) break;
     // Propagation starts again from the pairs next to a freed function, and every tie again.
