@@ -256,11 +256,13 @@ export function* matchSteps(
       sequenceRound(s, SEQUENCE_DEFAULTS);
       report("sequence", n);
       yield;
-      n = s.matches.length;
-      orderTieRound(s, ORDER_TIE_DEFAULTS);
-      report(ORDER_TIE_DEFAULTS.round, n);
-      yield;
-      if (s.matches.length === before) return;
+      if (s.matches.length === before) {
+        n = s.matches.length;
+        orderTieRound(s, ORDER_TIE_DEFAULTS);
+        report(ORDER_TIE_DEFAULTS.round, n);
+        yield;
+        if (s.matches.length === before) return;
+      }
     }
   };
 
