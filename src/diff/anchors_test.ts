@@ -141,18 +141,26 @@ Deno.test("ANCHOR_WEAK leaves a rewritten function with two anchors", () => {
   assert.equal(anchorRound(s, ANCHOR_WEAK), 0);
 });
 
-Deno.test("outscoredPairs() finds a pair that a free candidate now outscores", () => {
-  // x was paired with y when only main was matched; now x's two callees are matched too, and
-  // they are z's callees, not y's.
+/**
+ * main calls x in a, and y and z in b; x was paired with y (by the round "anchors") when only
+ * main was matched. Now x's two callees are matched too: in b they are the callees of `owner`
+ * (3 for y, 4 for z).
+ */
+function pairedEarly(owner: 3 | 4) {
   const a = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_x")];
   const b = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_y"), fn("sub_z")];
   calls(a[0]!, a[3]!);
   calls(a[3]!, a[1]!, a[2]!);
   calls(b[0]!, b[3]!, b[4]!);
-  calls(b[4]!, b[1]!, b[2]!);
+  calls(b[owner]!, b[1]!, b[2]!);
   const s = new MatchState(a, b);
   s.pair(3, 3, "anchors");
   matched(s, 0, 1, 2);
+  return s;
+}
+
+Deno.test("outscoredPairs() finds a pair that a free candidate now outscores", () => {
+  const s = pairedEarly(4);
   const out = outscoredPairs(s, 0.1, ["anchors"]);
   assert.deepEqual([...out].map((m) => [m.a, m.b]), [[3, 3]]);
   // Pairs of other rounds are not looked at.
@@ -162,14 +170,5 @@ Deno.test("outscoredPairs() finds a pair that a free candidate now outscores", (
 });
 
 Deno.test("outscoredPairs() keeps a pair placed as well as any free candidate", () => {
-  const a = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_x")];
-  const b = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_y"), fn("sub_z")];
-  calls(a[0]!, a[3]!);
-  calls(a[3]!, a[1]!, a[2]!);
-  calls(b[0]!, b[3]!, b[4]!);
-  calls(b[3]!, b[1]!, b[2]!);
-  const s = new MatchState(a, b);
-  s.pair(3, 3, "anchors");
-  matched(s, 0, 1, 2);
-  assert.equal(outscoredPairs(s, 0.1, ["anchors"]).size, 0);
+  assert.equal(outscoredPairs(pairedEarly(3), 0.1, ["anchors"]).size, 0);
 });
