@@ -6,6 +6,7 @@ import {
   anchorRound,
   breakTie,
   outscoredPairs,
+  soleCandidateRound,
 } from "./anchors.ts";
 import { calls, fn } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
@@ -171,4 +172,31 @@ Deno.test("outscoredPairs() finds a pair that a free candidate now outscores", (
 
 Deno.test("outscoredPairs() keeps a pair placed as well as any free candidate", () => {
   assert.equal(outscoredPairs(pairedEarly(3), 0.1, ["anchors"]).size, 0);
+});
+
+/** main calls `inA` tiny functions in a and `inB` in b; only main is matched. */
+function tinyCallees(inA: number, inB: number) {
+  const tiny = { instructions: 4, blocks: 1, edges: 0 };
+  const a = [fn("main"), ...Array.from({ length: inA }, (_, k) => fn(`sub_a${k}`, tiny))];
+  const b = [fn("main"), ...Array.from({ length: inB }, (_, k) => fn(`sub_b${k}`, tiny))];
+  calls(a[0]!, ...a.slice(1));
+  calls(b[0]!, ...b.slice(1));
+  const s = new MatchState(a, b);
+  matched(s, 0);
+  return s;
+}
+
+Deno.test("soleCandidateRound() pairs each other's only candidate, however small", () => {
+  const s = tinyCallees(1, 1);
+  // One anchor between tiny functions is not enough for the position rounds…
+  assert.equal(anchorRound(s, OPTS), 0);
+  // …but nothing else is placed there on either side.
+  assert.equal(soleCandidateRound(s, 0.65, "anchors:sole"), 1);
+  assert.deepEqual(s.matches.at(-1)!.round, "anchors:sole");
+  assert.equal(s.partnerA[1], 1);
+});
+
+Deno.test("soleCandidateRound() leaves a candidate that either side shares", () => {
+  assert.equal(soleCandidateRound(tinyCallees(2, 1), 0.65, "anchors:sole"), 0);
+  assert.equal(soleCandidateRound(tinyCallees(1, 2), 0.65, "anchors:sole"), 0);
 });

@@ -12,6 +12,7 @@ import {
   anchorRound,
   breakTie,
   outscoredPairs,
+  soleCandidateRound,
 } from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { groupBy, type Match, MatchState } from "./match_state.ts";
@@ -301,11 +302,16 @@ export function* matchSteps(
   }
 
   // Precise matching, once nothing above adds more: position in the call graph with a lower
-  // score but a much clearer lead (broad matching has its own, weaker round below).
+  // score but a much clearer lead, then pairs that are each other's only candidate there (broad
+  // matching has its own, weaker round below).
   if (!options.broad) {
     const before = s.matches.length;
     anchorRound(s, ANCHOR_WEAK);
     report(ANCHOR_WEAK.round, before);
+    yield;
+    const n = s.matches.length;
+    soleCandidateRound(s, 0.65, "anchors:sole");
+    report("anchors:sole", n);
     yield;
   }
 
