@@ -1,7 +1,7 @@
 /**
  * The QuickJS engine of the `execute` sandbox: one fresh WebAssembly instance, runtime and
- * context per run (the instance made while the sandbox was idle), with its memory capped, its CPU time metered by an interrupt handler, and
- * `invoke` bridged to the host through QuickJS promises.
+ * context per run (made while the sandbox was idle), with its memory capped, its CPU time metered
+ * by an interrupt handler, and `invoke` bridged to the host through QuickJS promises.
  *
  * Runs in the `remcp sandbox` child process (see sandbox_main.ts), never in the supervisor: the
  * interrupt handler is only polled between bytecodes, so a long built-in call (a sort, a regex)
@@ -30,9 +30,10 @@ interface Instance {
 /**
  * The QuickJS engine, its WebAssembly compiled once; each run gets a fresh instance.
  *
- * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context), which a run would wait
- * for: so the engine keeps one spare instance, made at load and again right after each run, while
- * nobody waits. A spare has never run a script; a run whose memory limit differs makes its own.
+ * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context), which a
+ * run would wait for: so the engine keeps one spare instance, made at load and again right after
+ * each run, while nobody waits. A spare has never run a script; a run whose memory limit differs
+ * makes its own.
  */
 export class SandboxEngine {
   readonly #module: WebAssembly.Module;
