@@ -13,8 +13,8 @@
  *      vs by one execute.
  *
  * Before anything is timed, each sandbox server runs `--warm` invokes (default 2,000) in executes
- * of 100: V8 compiles QuickJS's WebAssembly with its optimizing tier only after it ran a while, so a
- * new sandbox process spends its first ~1,000 invokes at up to twice the CPU per invoke
+ * of 100: V8 compiles QuickJS's WebAssembly with its optimizing tier only after it ran a while,
+ * so a new sandbox process spends its first ~1,000 invokes at up to twice the CPU per invoke
  * (docs/ARCHITECTURE.md §7); the goal is about a warm sandbox. `--warm 0` measures a cold one.
  *
  *   deno run -A bench/execute.ts [--tool get_database_info] [--sandbox process,thread]

@@ -9,7 +9,7 @@
  * child  → parent  {type:"ready", pid, loadMs}                      once, when it can take runs
  * parent → child   {type:"run", id, code, globals, limits, fitBytes?} start a run
  * child  → parent  {type:"invoke", runId, callId, name, args}       the script called invoke()
- * parent → child   {type:"invoke_result", runId, callId, ok:true, value}   the result's own JSON text
+ * parent → child   {type:"invoke_result", runId, callId, ok:true, value}   the result's JSON text
  *                  {type:"invoke_result", runId, callId, ok:false, error:{code, message, detail}}
  * child  → parent  {type:"log", runId, level, text}                 console output, already capped
  * parent → child   {type:"cancel", id}                              stop the run (abort, deadline)
