@@ -3,13 +3,15 @@
  * scored against the symbols of their unstripped builds.
  *
  *   (1) two versions of a program: Lua 5.4.4 as released vs Debian's security-patched 5.4.4
- *       (a patch diff), and Lua 5.3.6 vs 5.4.4 (a major release), from `apt-get source`;
+ *       (a patch diff), and three major releases, Lua 5.1.5 → 5.2.4 → 5.3.6 → 5.4.4 (Debian
+ *       bookworm's lua5.1 … lua5.4 source packages), from `apt-get source`;
  *       SQLite 3.40.1 as released vs Debian's security-patched 3.40.1-2+deb12u2 (the only SQLite
  *       source here: two upstream releases are not available);
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
- * as .isra.0 ignored; for Lua 5.3 → 5.4, the functions 5.4 renamed count by their new name);
+ * as .isra.0 ignored; across Lua releases, the functions the newer one renamed count by their
+ * new name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
@@ -24,10 +26,10 @@
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For Lua 5.3.6 → 5.4.4 a further score counts a match of a 5.3 function with the 5.4 function
- * its body moved to, where 5.4 split it into a thin wrapper under the old name and a new
- * function holding the code (LUA54_SPLITS, each checked in both sources); the strict score,
- * printed first, is the goal's.
+ * For the Lua releases a further score counts a match of an old function with the new function
+ * its body moved to, where the new release split it into a thin wrapper (or a macro) under the
+ * old name and a new function holding the code (LUA5x_SPLITS, each checked in both sources); the
+ * strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
  * state folder: new workers, analyses and diffing features read from the databases' stores.
@@ -67,6 +69,9 @@ async function sources(): Promise<Record<string, string>> {
   if (!(await exists(join(WORK, "lua5.4-5.4.4")))) {
     await sh("apt-get source -qq lua5.3 lua5.4 sqlite3 2>&1");
   }
+  for (const [v, dir] of [["5.1", "lua5.1-5.1.5"], ["5.2", "lua5.2-5.2.4"]] as const) {
+    if (!(await exists(join(WORK, dir)))) await sh(`apt-get source -qq lua${v} 2>&1`);
+  }
   if (
     !(await exists(join(WORK, "lua-5.4.4"))) &&
     (await exists(join(WORK, "lua5.4_5.4.4.orig.tar.gz")))
@@ -74,7 +79,7 @@ async function sources(): Promise<Record<string, string>> {
     await sh("tar xzf lua5.4_5.4.4.orig.tar.gz");
   }
   await Deno.mkdir(join(WORK, "inc"), { recursive: true });
-  for (const v of ["5.3", "5.4"]) {
+  for (const v of ["5.1", "5.2", "5.3", "5.4"]) {
     await Deno.writeTextFile(
       join(WORK, "inc", `lua${v}-deb-multiarch.h`),
       '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n',
@@ -91,6 +96,8 @@ async function sources(): Promise<Record<string, string>> {
     );
   }
   const want = {
+    lua515: "lua5.1-5.1.5",
+    lua524: "lua5.2-5.2.4",
     lua536: "lua5.3-5.3.6",
     lua544: "lua-5.4.4",
     lua544deb: "lua5.4-5.4.4",
@@ -127,7 +134,7 @@ async function build(
 
 // Debian's luaconf.h includes a header its build generates; the multiarch triplet is all it holds.
 const luaSources = (dir: string) =>
-  `-I${WORK}/inc -DLUA_USE_POSIX -DLUA_USE_DLOPEN $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c | tr '\\n' ' ')`;
+  `-I${WORK}/inc -DLUA_USE_POSIX -DLUA_USE_DLOPEN $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c -e print.c | tr '\\n' ' ')`;
 const sqliteSources = (dir: string) =>
   `-DSQLITE_THREADSAFE=0 ${dir}/sqlite3.c ${dir}/shell.c -I${dir}`;
 
@@ -214,6 +221,9 @@ const LUA54_RENAMES = new Map([
   ["luaT_callbinTM", "callbinTM"],
   ["assignment", "restassign"],
   ["mainposition", "mainpositionTV"],
+  // lgc.c: the weak-table sweeps, same loops under new names.
+  ["clearkeys", "clearbykeys"],
+  ["clearvalues", "clearbyvalues"],
 ]);
 /**
  * Functions 5.4 split in two, keeping a thin wrapper under the 5.3 name: 5.3 name → the 5.4
@@ -227,6 +237,80 @@ const LUA54_SPLITS = new Map([
   ["codebinexpval", "finishbinexpval"],
   ["luaT_callTM", "luaT_callTMres"],
 ]);
+
+/**
+ * Functions Lua 5.3 renamed from 5.2, same role (checked in both sources): the tag-method calls
+ * moved from lvm.c to ltm.c under luaT_ names, lua.c's message handler and llex.c's escape check
+ * got new names.
+ */
+const LUA53_RENAMES = new Map([
+  ["callTM", "luaT_callTM"],
+  ["call_binTM", "luaT_callbinTM"],
+  ["luaV_equalobj_", "luaV_equalobj"],
+  ["luaV_tonumber", "luaV_tonumber_"],
+  ["traceback", "msghandler"],
+  ["escerror", "esccheck"],
+  ["luaG_aritherror", "luaG_opinterror"],
+  // String to number for the lexer and lua_stringtonumber; 5.3's also makes integers.
+  ["luaO_str2d", "luaO_str2num"],
+]);
+const lua53Name = (n: string) => LUA53_RENAMES.get(n) ?? n;
+
+/**
+ * Functions Lua 5.2 renamed from 5.1, same role (checked in both sources): package loaders became
+ * searchers, the lua_call family gained continuations (lua_callk …), integer keys of tables and
+ * the barriers got new names. Functions 5.2 merged (lua_equal and lua_lessthan into lua_compare)
+ * are left out: two old names cannot both be right.
+ */
+const LUA52_RENAMES = new Map([
+  ["index2adr", "index2addr"],
+  ["loader_C", "searcher_C"],
+  ["loader_Croot", "searcher_Croot"],
+  ["loader_Lua", "searcher_Lua"],
+  ["loader_preload", "searcher_preload"],
+  ["luaH_getnum", "luaH_getint"],
+  ["luaH_setnum", "luaH_setint"],
+  ["luaL_typerror", "typeerror"],
+  ["luaD_seterrorobj", "seterrorobj"],
+  ["luaV_equalval", "luaV_equalobj_"],
+  ["luaB_unpack", "unpack"],
+  ["lua_call", "lua_callk"],
+  ["lua_pcall", "lua_pcallk"],
+  ["lua_yield", "lua_yieldk"],
+  ["lua_tointeger", "lua_tointegerx"],
+  ["lua_tonumber", "lua_tonumberx"],
+  ["lua_objlen", "lua_rawlen"],
+  ["luaL_loadbuffer", "luaL_loadbufferx"],
+  ["luaL_loadfile", "luaL_loadfilex"],
+  ["luaL_prepbuffer", "luaL_prepbuffsize"],
+  ["luaC_barrierf", "luaC_barrier_"],
+  ["luaC_barrierback", "luaC_barrierback_"],
+  ["luaC_freeall", "luaC_freeallobjects"],
+  ["luaX_lexerror", "lexerror"],
+  ["luaD_callhook", "luaD_hook"],
+  // ltable.c exported two statics; liolib.c's file methods went from io_ to f_.
+  ["newkey", "luaH_newkey"],
+  ["resize", "luaH_resize"],
+  ["io_tostring", "f_tostring"],
+  ["io_gc", "f_gc"],
+  // lvm.c's arithmetic fallback, same parameters, exported.
+  ["Arith", "luaV_arith"],
+]);
+/**
+ * Where 5.3 and 5.2 moved an old body (see LUA54_SPLITS): 5.3's luaV_gettable/settable are
+ * macros around a fast path that call luaV_finishget/finishset with the 5.2 loop; 5.2's
+ * luaB_tostring is `luaL_tolstring(L, 1, NULL)` on 5.1's body, and 5.2's primaryexp kept the
+ * name and prefix while the suffix loop of 5.1's went to suffixedexp.
+ */
+const LUA53_SPLITS = new Map([
+  ["luaV_gettable", "luaV_finishget"],
+  ["luaV_settable", "luaV_finishset"],
+]);
+const LUA52_SPLITS = new Map([
+  ["luaB_tostring", "luaL_tolstring"],
+  ["primaryexp", "suffixedexp"],
+]);
+const lua52Name = (n: string) => LUA52_RENAMES.get(n) ?? n;
 
 const lua54Name = (n: string) =>
   LUA54_RENAMES.get(n) ?? n.replace(/^(?:Dump|Load)/, (x) => x.toLowerCase());
@@ -530,6 +614,20 @@ if (import.meta.main) {
       splits: LUA54_SPLITS,
     },
     {
+      name: "version: lua 5.2.4 → 5.3.6 (gcc -O2)",
+      a: lua("lua524", src.lua524, "gcc", "-O2"),
+      b: lua("lua536", src.lua536, "gcc", "-O2"),
+      rename: lua53Name,
+      splits: LUA53_SPLITS,
+    },
+    {
+      name: "version: lua 5.1.5 → 5.2.4 (gcc -O2)",
+      a: lua("lua515", src.lua515, "gcc", "-O2"),
+      b: lua("lua524", src.lua524, "gcc", "-O2"),
+      rename: lua52Name,
+      splits: LUA52_SPLITS,
+    },
+    {
       name: "lua 5.4.4 gcc -O2 → -O3",
       a: lua("lua544", src.lua544, "gcc", "-O2"),
       b: lua("lua544", src.lua544, "gcc", "-O3"),
@@ -586,7 +684,7 @@ if (import.meta.main) {
       if (r.splitAware) {
         const x = r.splitAware;
         console.log(
-          `  with splits counted as correct (LUA54_SPLITS): correct ${x.correct}, precision ` +
+          `  with splits counted as correct: correct ${x.correct}, precision ` +
             `${x.precision.toFixed(3)}, recall ${x.recall.toFixed(3)}, F1 ${x.f1.toFixed(3)}`,
         );
       }

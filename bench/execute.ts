@@ -12,8 +12,13 @@
  *  (c) bytes the client receives for "summarise the ten largest functions", by single calls
  *      vs by one execute.
  *
+ * Before anything is timed, each sandbox server runs `--warm` invokes (default 2,000) in executes
+ * of 100: V8 compiles QuickJS's WebAssembly with its optimizing tier only after it ran a while,
+ * so a new sandbox process spends its first ~1,000 invokes at up to twice the CPU per invoke
+ * (docs/ARCHITECTURE.md §7); the goal is about a warm sandbox. `--warm 0` measures a cold one.
+ *
  *   deno run -A bench/execute.ts [--tool get_database_info] [--sandbox process,thread]
- *     [--callee pipe:auto,socket:auto,pipe:stream] [--rounds 9] [binary]
+ *     [--callee pipe:auto,socket:auto,pipe:stream] [--rounds 9] [--warm 2000] [binary]
  */
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
@@ -26,6 +31,7 @@ const { values, positionals } = parseArgs({
     tool: { type: "string", default: "get_database_info" },
     sandbox: { type: "string", default: "process,thread" },
     rounds: { type: "string", default: "9" },
+    warm: { type: "string", default: "2000" },
     callee: { type: "string", default: "pipe:auto,socket:auto,pipe:stream" },
   },
   allowPositionals: true,
@@ -116,6 +122,13 @@ try {
   const db = dbs[callees.length]!;
   const args: Record<string, unknown> = TOOL === "read_bytes" ? { address: "main", size: 16 } : {};
   const call = { name: TOOL, arguments: args };
+  const warmCode = `for (let i = 0; i < 100; i++) await invoke(${JSON.stringify(TOOL)}, ` +
+    `${JSON.stringify(args)}); 1`;
+  for (const [, s] of servers) {
+    for (let i = 0; i < Number(values.warm) / 100; i++) {
+      failed(await s.client.callTool({ name: "execute", arguments: { code: warmCode } }) as never);
+    }
+  }
 
   console.log(
     `(a) N calls of ${TOOL} from a stdio client vs one execute with N invokes ` +

@@ -4,7 +4,7 @@
  * likely that function, however differently the compiler laid out its body. The strongest
  * evidence across compilers and optimisation levels, where the bodies share little else.
  */
-import type { MatchState } from "./match_state.ts";
+import type { Match, MatchState } from "./match_state.ts";
 import { MutualBest } from "./mutual.ts";
 import { similarity } from "./similarity.ts";
 
@@ -26,6 +26,22 @@ export interface AnchorOptions {
  * every pair of bench/diff.ts (lower scores traded precision for recall).
  */
 export const ANCHOR_DEFAULTS: AnchorOptions = { round: "anchors", minScore: 0.72, margin: 0.1 };
+
+/**
+ * A second, weaker pass of precise matching, once similarity and string sets have nothing left
+ * to add: a lower score for a much clearer lead, and three shared matched neighbours. On the
+ * pairs of bench/diff.ts it raised recall on every pair that is not a patch (Lua 5.3 → 5.4
+ * 0.936 → 0.947, SQLite gcc → clang 0.551 → 0.608) and F1 with it, at some precision (Lua
+ * 5.3 → 5.4 0.984 → 0.980; 49 right pairs and 14 wrong over the Lua pairs). Two neighbours
+ * instead of three lowered F1 on Lua 5.1 → 5.2; requiring address order kept precision but gave
+ * back most of the recall.
+ */
+export const ANCHOR_WEAK: AnchorOptions = {
+  round: "anchors:weak",
+  minScore: 0.55,
+  margin: 0.25,
+  minCommon: 3,
+};
 
 /**
  * The last round of `broad` matching: position in the call graph with less evidence — two
@@ -105,6 +121,16 @@ function degreeLikeness(s: MatchState, i: number, j: number): number {
 }
 
 /**
+ * The score of `a[i]` ↔ `b[j]` by call-graph position: anchors weigh most; similarity and
+ * caller/callee counts tell neighbours apart, and a candidate that keeps the address order
+ * between matched neighbours (`between`) gets a bonus.
+ */
+function anchorScore(s: MatchState, i: number, j: number, dice: number, between: boolean): number {
+  return 0.45 * dice + 0.35 * similarity(s.a[i]!, s.b[j]!) + 0.2 * degreeLikeness(s, i, j) +
+    (between ? 0.2 : 0);
+}
+
+/**
  * One pass of call-graph position matching over the unmatched functions of `a`: each pair is
  * scored by anchor overlap and similarity; a pair is made when each side is the other's best
  * candidate by a clear margin. Returns how many pairs it made.
@@ -116,19 +142,53 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
     if (s.partnerA[i] !== -1) continue;
     const between = order.between(i);
     for (const [j, { common, dice }] of anchorCandidates(s, i)) {
-      const fa = s.a[i]!;
-      const fb = s.b[j]!;
       // One shared anchor between two tiny functions is a coincidence more often than not.
-      if (common < 2 && Math.min(fa.instructions, fb.instructions) < 10) continue;
+      if (common < 2 && Math.min(s.a[i]!.instructions, s.b[j]!.instructions) < 10) continue;
       if (common < (opts.minCommon ?? 1)) continue;
-      // Anchors weigh most; similarity and caller/callee counts tell neighbours apart, and a
-      // candidate that keeps the address order between matched neighbours gets a bonus.
-      const score = 0.45 * dice + 0.35 * similarity(fa, fb) + 0.2 * degreeLikeness(s, i, j) +
-        (opts.order !== false && between(j) ? 0.2 : 0);
+      const score = anchorScore(s, i, j, dice, opts.order !== false && between(j));
       if (score >= opts.minScore) best.offer(i, j, score);
     }
   }
   return best.pairInto(s, opts.margin, opts.round);
+}
+
+/**
+ * The pairs made by call-graph position (rounds whose name starts with one of `rounds`) that an
+ * unmatched candidate of `a[i]`, sharing at least two matched neighbours, now outscores by more
+ * than `margin`, with every other pair in place: the anchors that placed the pair were too few
+ * when it was made (Lua 5.1's luaB_dofile went to 5.2's luaB_loadfile while luaB_dofile, placed
+ * better once its neighbours were matched, stayed free). On bench/diff.ts, with a margin of 0.1,
+ * every pair taken back was wrong.
+ */
+export function outscoredPairs(
+  s: MatchState,
+  margin: number,
+  rounds: readonly string[],
+): Set<Match> {
+  const out = new Set<Match>();
+  // The nearest matched functions around a[i] never include a[i] itself: one snapshot serves
+  // every pair.
+  const order = new AddressOrder(s);
+  for (const m of [...s.matches]) {
+    if (!rounds.some((r) => m.round.startsWith(r))) continue;
+    // Scored as if the pair were not made, the way the round saw it.
+    s.partnerA[m.a] = -1;
+    s.partnerB[m.b] = -1;
+    const between = order.between(m.a);
+    const cands = anchorCandidates(s, m.a);
+    const own = cands.get(m.b);
+    const mine = own ? anchorScore(s, m.a, m.b, own.dice, between(m.b)) : 0;
+    s.partnerA[m.a] = m.b;
+    s.partnerB[m.b] = m.a;
+    for (const [j, c] of cands) {
+      if (j === m.b || c.common < 2) continue;
+      if (anchorScore(s, m.a, j, c.dice, between(j)) > mine + margin) {
+        out.add(m);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -193,4 +253,34 @@ function ranks(order: number[]): Int32Array {
   const out = new Int32Array(order.length);
   order.forEach((x, r) => out[x] = r);
   return out;
+}
+
+/**
+ * Pairs `a[i]` and `b[j]` when each is the other's only unmatched candidate by call-graph
+ * position (the only one sharing a matched caller or callee, even one) and their score reaches
+ * `minScore`: nothing else is placed there on either side, however small or rewritten the two
+ * are (a 2-instruction `lua_version` against 6, the signal handler `laction` recompiled). On
+ * bench/diff.ts, with 0.65 after the weaker position pass: 5 right pairs and no wrong one over the
+ * Lua pairs, 5 right and 1 wrong on SQLite. Returns how many pairs it made.
+ */
+export function soleCandidateRound(s: MatchState, minScore: number, round: string): number {
+  const order = new AddressOrder(s);
+  const only = new Map<number, { j: number; score: number }>();
+  const seenB = new Map<number, number>();
+  for (let i = 0; i < s.a.length; i++) {
+    if (s.partnerA[i] !== -1) continue;
+    const cands = anchorCandidates(s, i);
+    for (const j of cands.keys()) seenB.set(j, (seenB.get(j) ?? 0) + 1);
+    if (cands.size !== 1) continue;
+    for (const [j, { dice }] of cands) {
+      only.set(i, { j, score: anchorScore(s, i, j, dice, order.between(i)(j)) });
+    }
+  }
+  let made = 0;
+  for (const [i, { j, score }] of only) {
+    if (score < minScore || seenB.get(j) !== 1) continue;
+    s.pair(i, j, round);
+    made++;
+  }
+  return made;
 }

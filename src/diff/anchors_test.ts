@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { AddressOrder, ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
+import {
+  AddressOrder,
+  ANCHOR_DEFAULTS,
+  ANCHOR_WEAK,
+  anchorRound,
+  breakTie,
+  outscoredPairs,
+  soleCandidateRound,
+} from "./anchors.ts";
 import { calls, fn } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
 
@@ -94,4 +102,101 @@ Deno.test("AddressOrder.between() bounds a function by its matched neighbours' p
   assert.deepEqual([0, 1, 2, 3].map(order.between(1)), [false, true, false, false]);
   // After the last matched pair the upper end is open.
   assert.deepEqual([0, 1, 2, 3].map(order.between(3)), [false, false, false, true]);
+});
+
+/**
+ * A function that a new version rewrote (one block against twelve, nothing in common but its
+ * place) and moved to the front of the file: a caller and `callees` callees, all matched, on
+ * both sides.
+ */
+function rewritten(callees: number) {
+  const side = (name: string, body: Partial<Parameters<typeof fn>[1]>, first: boolean) => {
+    const early = first ? fn(name, body) : undefined;
+    const fs = [fn("main"), ...Array.from({ length: 3 }, (_, k) => fn(`leaf${k}`))];
+    const x = early ?? fn(name, body);
+    calls(fs[0]!, x);
+    calls(x, ...fs.slice(1, 1 + callees));
+    return [...fs, x];
+  };
+  const a = side("sub_x", { instructions: 9, blocks: 1, edges: 0, histogram: [9, 0] }, false);
+  const b = side(
+    "sub_y",
+    { instructions: 120, blocks: 12, edges: 16, loops: 2, cfg_sig: "12", histogram: [10, 110] },
+    true,
+  );
+  return new MatchState(a, b);
+}
+
+Deno.test("ANCHOR_WEAK pairs a rewritten function by its place alone, with three anchors", () => {
+  const s = rewritten(2);
+  matched(s, 0, 1, 2, 3);
+  // Too unlike for the first pass, placed clearly enough for the weaker one.
+  assert.equal(anchorRound(s, OPTS), 0);
+  assert.equal(anchorRound(s, ANCHOR_WEAK), 1);
+  assert.equal(s.matches.at(-1)!.round, "anchors:weak");
+});
+
+Deno.test("ANCHOR_WEAK leaves a rewritten function with two anchors", () => {
+  const s = rewritten(1);
+  matched(s, 0, 1, 2, 3);
+  assert.equal(anchorRound(s, ANCHOR_WEAK), 0);
+});
+
+/**
+ * main calls x in a, and y and z in b; x was paired with y (by the round "anchors") when only
+ * main was matched. Now x's two callees are matched too: in b they are the callees of `owner`
+ * (3 for y, 4 for z).
+ */
+function pairedEarly(owner: 3 | 4) {
+  const a = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_x")];
+  const b = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_y"), fn("sub_z")];
+  calls(a[0]!, a[3]!);
+  calls(a[3]!, a[1]!, a[2]!);
+  calls(b[0]!, b[3]!, b[4]!);
+  calls(b[owner]!, b[1]!, b[2]!);
+  const s = new MatchState(a, b);
+  s.pair(3, 3, "anchors");
+  matched(s, 0, 1, 2);
+  return s;
+}
+
+Deno.test("outscoredPairs() finds a pair that a free candidate now outscores", () => {
+  const s = pairedEarly(4);
+  const out = outscoredPairs(s, 0.1, ["anchors"]);
+  assert.deepEqual([...out].map((m) => [m.a, m.b]), [[3, 3]]);
+  // Pairs of other rounds are not looked at.
+  assert.equal(outscoredPairs(s, 0.1, ["bytes"]).size, 0);
+  // Nor changed: the caller withdraws what it gets.
+  assert.equal(s.partnerA[3], 3);
+});
+
+Deno.test("outscoredPairs() keeps a pair placed as well as any free candidate", () => {
+  assert.equal(outscoredPairs(pairedEarly(3), 0.1, ["anchors"]).size, 0);
+});
+
+/** main calls `inA` tiny functions in a and `inB` in b; only main is matched. */
+function tinyCallees(inA: number, inB: number) {
+  const tiny = { instructions: 4, blocks: 1, edges: 0 };
+  const a = [fn("main"), ...Array.from({ length: inA }, (_, k) => fn(`sub_a${k}`, tiny))];
+  const b = [fn("main"), ...Array.from({ length: inB }, (_, k) => fn(`sub_b${k}`, tiny))];
+  calls(a[0]!, ...a.slice(1));
+  calls(b[0]!, ...b.slice(1));
+  const s = new MatchState(a, b);
+  matched(s, 0);
+  return s;
+}
+
+Deno.test("soleCandidateRound() pairs each other's only candidate, however small", () => {
+  const s = tinyCallees(1, 1);
+  // One anchor between tiny functions is not enough for the position rounds…
+  assert.equal(anchorRound(s, OPTS), 0);
+  // …but nothing else is placed there on either side.
+  assert.equal(soleCandidateRound(s, 0.65, "anchors:sole"), 1);
+  assert.deepEqual(s.matches.at(-1)!.round, "anchors:sole");
+  assert.equal(s.partnerA[1], 1);
+});
+
+Deno.test("soleCandidateRound() leaves a candidate that either side shares", () => {
+  assert.equal(soleCandidateRound(tinyCallees(2, 1), 0.65, "anchors:sole"), 0);
+  assert.equal(soleCandidateRound(tinyCallees(1, 2), 0.65, "anchors:sole"), 0);
 });

@@ -5,7 +5,15 @@
  * matched callers and callees tell them apart: ties are never guessed. Pure and synchronous; it
  * takes features, not databases.
  */
-import { ANCHOR_BROAD, ANCHOR_DEFAULTS, anchorRound, breakTie } from "./anchors.ts";
+import {
+  ANCHOR_BROAD,
+  ANCHOR_DEFAULTS,
+  ANCHOR_WEAK,
+  anchorRound,
+  breakTie,
+  outscoredPairs,
+  soleCandidateRound,
+} from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
 import { groupBy, type Match, MatchState } from "./match_state.ts";
 import { FuzzyRound } from "./fuzzy.ts";
@@ -15,6 +23,7 @@ import { CALL_ORDER_DEFAULTS, callOrderRound } from "./call_order.ts";
 import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
+import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -230,7 +239,10 @@ export function* matchSteps(
     yield;
   };
 
-  /** Call-graph position and address order, to a fixpoint with propagation. */
+  /**
+   * Call-graph position and address order, to a fixpoint with propagation; ties of position
+   * broken by the order common callers call them.
+   */
   const structure = function* () {
     for (;;) {
       const before = s.matches.length;
@@ -245,7 +257,13 @@ export function* matchSteps(
       sequenceRound(s, SEQUENCE_DEFAULTS);
       report("sequence", n);
       yield;
-      if (s.matches.length === before) return;
+      if (s.matches.length === before) {
+        n = s.matches.length;
+        orderTieRound(s, ORDER_TIE_DEFAULTS);
+        report(ORDER_TIE_DEFAULTS.round, n);
+        yield;
+        if (s.matches.length === before) return;
+      }
     }
   };
 
@@ -283,6 +301,20 @@ export function* matchSteps(
     yield* structure();
   }
 
+  // Precise matching, once nothing above adds more: position in the call graph with a lower
+  // score but a much clearer lead, then pairs that are each other's only candidate there (broad
+  // matching has its own, weaker round below).
+  if (!options.broad) {
+    const before = s.matches.length;
+    anchorRound(s, ANCHOR_WEAK);
+    report(ANCHOR_WEAK.round, before);
+    yield;
+    const n = s.matches.length;
+    soleCandidateRound(s, 0.65, "anchors:sole");
+    report("anchors:sole", n);
+    yield;
+  }
+
   while (options.broad) {
     const before = s.matches.length;
     anchorRound(s, ANCHOR_BROAD);
@@ -303,7 +335,12 @@ export function* matchSteps(
   // pairs at some precision: it keeps every pair it found.
   for (let pass = 0; !options.broad; pass++) {
     const before = s.matches.length;
-    const gone = withdrawContradicted(s, CONSISTENCY_DEFAULTS);
+    // First the pairs of call-graph position that a free candidate now outscores, once.
+    const outscored = pass === 0
+      ? outscoredPairs(s, 0.1, ["anchors", "call_graph:similarity"])
+      : [];
+    s.withdraw(new Set(outscored));
+    const gone = [...outscored, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
     report("withdrawn", before);
     if (gone.length === 0 || pass === 1) break;
     // Propagation starts again from the pairs next to a freed function, and every tie again.

@@ -86,16 +86,17 @@ Deno.test("matchSteps() pauses once per round and ends with matchFunctions()'s r
 
 Deno.test("matchFunctions() with broad pairs by matched callers and callees alone", () => {
   // Another compiler's body (nothing alike) in another place of the layout, but called by the
-  // same matched function and calling the same matched leaf.
+  // same matched function and calling the same matched leaf; main also calls a second function
+  // in b, so x is not the only one placed there (which precise matching would pair).
   const body = { instructions: 40, histogram: [40, 0], blocks: 12, edges: 14, cfg_sig: "12" };
   const other = { instructions: 100, size: 400, histogram: [0, 100], loops: 2, cfg_sig: "2" };
   const make = () => {
     const b0 = fn("sub_y", { ...other, blocks: 2, edges: 1 });
     const a = [fn("main"), fn("leaf"), fn("sub_x", body)];
-    const b = [b0, fn("main"), fn("leaf")];
+    const b = [b0, fn("main"), fn("leaf"), fn("sub_z", { ...other, mnem_hash: "z" })];
     calls(a[0]!, a[2]!);
     calls(a[2]!, a[1]!);
-    calls(b[1]!, b[0]!);
+    calls(b[1]!, b[0]!, b[3]!);
     calls(b[0]!, b[2]!);
     return [a, b] as const;
   };

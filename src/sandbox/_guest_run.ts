@@ -32,6 +32,8 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** The pieces a run needs. */
 export interface GuestRunArgs {
   runtime: QuickJSRuntime;
+  /** A new context of `runtime`, which no script has used. */
+  context: QuickJSContext;
   memory: WebAssembly.Memory;
   run: EngineRun;
   host: EngineHost;
@@ -97,8 +99,9 @@ class GuestRun {
   #logBytes = 0;
   #logCut = false;
 
-  constructor({ runtime, memory, run, host }: GuestRunArgs) {
+  constructor({ runtime, context, memory, run, host }: GuestRunArgs) {
     this.#runtime = runtime;
+    this.#ctx = context;
     this.#memory = memory;
     this.#run = run;
     this.#host = host;
@@ -139,8 +142,7 @@ class GuestRun {
       this.#interrupted = true;
       return true;
     });
-    const ctx = runtime.newContext();
-    this.#ctx = ctx;
+    const ctx = this.#need(this.#ctx);
     this.#helpers = this.#slice(() => this.#installPrelude(ctx), HELPER_GRACE_MS);
     const globalsError = this.#installGlobals(ctx);
     if (globalsError) return { ok: false, failure: { error: globalsError, limit: false } };

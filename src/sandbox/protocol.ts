@@ -9,13 +9,18 @@
  * child  → parent  {type:"ready", pid, loadMs}                      once, when it can take runs
  * parent → child   {type:"run", id, code, globals, limits, fitBytes?} start a run
  * child  → parent  {type:"invoke", runId, callId, name, args}       the script called invoke()
- * parent → child   {type:"invoke_result", runId, callId, ok:true, valueJson}   the object as JSON
+ * parent → child   {type:"invoke_result", runId, callId, ok:true, value}   the result's JSON text
  *                  {type:"invoke_result", runId, callId, ok:false, error:{code, message, detail}}
  * child  → parent  {type:"log", runId, level, text}                 console output, already capped
  * parent → child   {type:"cancel", id}                              stop the run (abort, deadline)
  * child  → parent  {type:"done", id, ok:true, result, cut?, stats}  cut: what fitBytes dropped
  *                  {type:"done", id, ok:false, error:{code, message, detail}, stats}
  * ```
+ *
+ * An invoke's result is a tool result's text, already JSON: {@link encodeParentMessage} splices it
+ * in as `value`, last, without encoding it as a string (which escapes every quote of it), and the
+ * child cuts it out of the line without parsing it; QuickJS parses it once, for the script. A text
+ * holding a raw newline could not travel inside one line, so it goes as the string `valueJson`.
  *
  * Invokes of one run may be in flight together and may be answered in any order. A cancel is read
  * only while the script waits on invokes; a script busy computing is stopped by its CPU limit or
@@ -82,8 +87,38 @@ const LIMIT_KEYS: readonly (keyof Limits)[] = [
 ];
 const ERROR_CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);
 
+/**
+ * The head of an invoke's answer whose `value` is spliced in (see the module comment). A run id is
+ * a JSON string without escapes (the parent makes it with `crypto.randomUUID()`).
+ */
+const RAW_VALUE_HEAD =
+  /^\{"type":"invoke_result","runId":("[^"\\]*"),"callId":(\d+),"ok":true,"value":/;
+
+/** One parent message as its protocol line. */
+export function encodeParentMessage(message: ParentMessage): string {
+  if (message.type !== "invoke_result" || !message.ok || message.valueJson.includes("\n")) {
+    return JSON.stringify(message);
+  }
+  const head = `{"type":"invoke_result","runId":${JSON.stringify(message.runId)},` +
+    `"callId":${message.callId},"ok":true,"value":`;
+  // A run id that needs escapes falls back to the string form, which the child reads the slow way.
+  return RAW_VALUE_HEAD.test(head) ? `${head}${message.valueJson}}` : JSON.stringify(message);
+}
+
 /** Parses one line from the parent, or returns a sentence saying why it is not a message. */
 export function parseParentMessage(line: string): ParentMessage | string {
+  const rawValue = RAW_VALUE_HEAD.exec(line);
+  if (rawValue && line.endsWith("}")) {
+    // The value is not checked here: QuickJS parses it for the script, and a bad one rejects the
+    // invoke with the parse error there.
+    return {
+      type: "invoke_result",
+      runId: rawValue[1]!.slice(1, -1),
+      callId: Number(rawValue[2]),
+      ok: true,
+      valueJson: line.slice(rawValue[0].length, -1),
+    };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(line);

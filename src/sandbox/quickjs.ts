@@ -1,7 +1,7 @@
 /**
  * The QuickJS engine of the `execute` sandbox: one fresh WebAssembly instance, runtime and
- * context per run, with its memory capped, its CPU time metered by an interrupt handler, and
- * `invoke` bridged to the host through QuickJS promises.
+ * context per run (made while the sandbox was idle), with its memory capped, its CPU time metered
+ * by an interrupt handler, and `invoke` bridged to the host through QuickJS promises.
  *
  * Runs in the `remcp sandbox` child process (see sandbox_main.ts), never in the supervisor: the
  * interrupt handler is only polled between bytecodes, so a long built-in call (a sort, a regex)
@@ -10,42 +10,79 @@
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
+  type QuickJSContext,
   type QuickJSRuntime,
 } from "quickjs-emscripten-core";
 import baseVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import wasmBytes from "@jitl/quickjs-ng-wasmfile-release-sync/wasm" with { type: "bytes" };
-import { MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
+import { DEFAULT_LIMITS, MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
 import { runGuest } from "./_guest_run.ts";
 import type { EngineHost, EngineOutcome, EngineRun } from "./engine_types.ts";
 
-/** The QuickJS engine, its WebAssembly compiled once; each run instantiates it afresh. */
+/** A WebAssembly instance of QuickJS with its runtime and context, never used by a script. */
+interface Instance {
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  memory: WebAssembly.Memory;
+  memoryBytes: number;
+}
+
+/**
+ * The QuickJS engine, its WebAssembly compiled once; each run gets a fresh instance.
+ *
+ * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context), which a
+ * run would wait for: so the engine keeps one spare instance, made at load and again right after
+ * each run, while nobody waits. A spare has never run a script; a run whose memory limit differs
+ * makes its own.
+ */
 export class SandboxEngine {
   readonly #module: WebAssembly.Module;
+  #spare: Promise<Instance> | undefined;
 
   private constructor(module: WebAssembly.Module) {
     this.#module = module;
   }
 
   /**
-   * Compiles the WebAssembly and makes one throwaway instance, so that every module the engine
+   * Compiles the WebAssembly and makes the first spare instance, so that every module the engine
    * loads lazily is loaded before the caller drops its permissions.
    */
   static async load(): Promise<SandboxEngine> {
     const engine = new SandboxEngine(new WebAssembly.Module(wasmBytes));
-    const { runtime } = await engine.#instantiate(32 * 1024 * 1024);
-    runtime.dispose();
+    engine.#spare = Promise.resolve(await engine.#instantiate(DEFAULT_LIMITS.memoryBytes));
     return engine;
   }
 
   /** Runs one script in a fresh instance. Never rejects: every failure is an outcome. */
   async run(run: EngineRun, host: EngineHost): Promise<EngineOutcome> {
-    const { runtime, memory } = await this.#instantiate(run.limits.memoryBytes);
-    return await runGuest({ runtime, memory, run, host });
+    const bytes = run.limits.memoryBytes;
+    const { runtime, context, memory } = await this.#fresh(bytes);
+    try {
+      return await runGuest({ runtime, context, memory, run, host });
+    } finally {
+      // A microtask: its synchronous part is small, and the instantiation itself comes as later
+      // tasks, after the run's answer was written.
+      queueMicrotask(() => {
+        this.#spare ??= this.#instantiate(bytes);
+        this.#spare.catch(() => {});
+      });
+    }
   }
 
-  async #instantiate(
-    memoryBytes: number,
-  ): Promise<{ runtime: QuickJSRuntime; memory: WebAssembly.Memory }> {
+  /** The spare instance if it fits the limit, else a new one. */
+  async #fresh(memoryBytes: number): Promise<Instance> {
+    const pending = this.#spare;
+    this.#spare = undefined;
+    const spare = await pending?.catch(() => undefined);
+    if (spare?.memoryBytes === memoryBytes) return spare;
+    if (spare) {
+      spare.context.dispose();
+      spare.runtime.dispose();
+    }
+    return await this.#instantiate(memoryBytes);
+  }
+
+  async #instantiate(memoryBytes: number): Promise<Instance> {
     const memory = new WebAssembly.Memory({
       initial: 256,
       maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
@@ -57,7 +94,7 @@ export class SandboxEngine {
     const module = await newQuickJSWASMModuleFromVariant(variant);
     const runtime = module.newRuntime();
     runtime.setMaxStackSize(MAX_STACK_BYTES);
-    return { runtime, memory };
+    return { runtime, context: runtime.newContext(), memory, memoryBytes };
   }
 }
 

@@ -2,7 +2,7 @@
  * The parent's side of one sandbox (a process or a thread): reads its protocol lines, hands each
  * message to the run in progress, and notices when it goes away.
  */
-import type { ParentMessage } from "./protocol.ts";
+import { encodeParentMessage, type ParentMessage } from "./protocol.ts";
 import { type ChildMessage, parseChildMessage } from "./child_messages.ts";
 import type { ChildExit, SandboxChild } from "./sandbox_child.ts";
 
@@ -63,7 +63,7 @@ export class SandboxProcess {
   /** Sends one message; a process that is gone is noticed through `exited`, not here. */
   send(message: ParentMessage): void {
     if (!this.#alive) return;
-    this.#outbox.push(JSON.stringify(message));
+    this.#outbox.push(encodeParentMessage(message));
     if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
   }
 
