@@ -3,6 +3,7 @@
  * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
  */
 import { resultJson } from "../protocol/results.ts";
+import { WireResult } from "../protocol/wire_result.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
 import { JsonText, type SandboxRunStats } from "../sandbox/pool.ts";
 import type { CallContext, Host } from "../supervisor/host.ts";
@@ -37,7 +38,7 @@ export interface ScriptResult {
  */
 export const INVOKE_PROGRESS_EVERY_MS = 100;
 
-/** Runs `run.code`; every invoke goes through `sup.callTool` as a call `via: "execute"`. */
+/** Runs `run.code`; every invoke goes through `sup.callToolWire` as a call `via: "execute"`. */
 export async function runScript(
   sup: Host,
   ctx: CallContext,
@@ -64,9 +65,13 @@ export async function runScript(
           callArgs.database = run.database;
         }
       }
-      const result = await sup.callTool(name, callArgs, { ...ctx, signal, via: "execute" });
-      // The result's text is its value's JSON: the script gets it without a re-serialization.
-      const value = new JsonText(resultJson(result, name));
+      // A worker's success comes back as its JSON text (the dispatcher applied the cap and the
+      // error shape, as for a client's call), and its text, the value's JSON, goes to the sandbox
+      // without the result being parsed or re-serialized here.
+      const result = await sup.callToolWire(name, callArgs, { ...ctx, signal, via: "execute" });
+      const value = new JsonText(
+        result instanceof WireResult ? result.valueJson(name) : resultJson(result, name),
+      );
       const now = performance.now();
       if (now - lastProgress >= INVOKE_PROGRESS_EVERY_MS) {
         lastProgress = now;

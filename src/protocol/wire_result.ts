@@ -5,7 +5,7 @@
  * encode, docs/ARCHITECTURE.md section 7). The dispatcher hands one out only to a caller that
  * asks for it (`callToolWire`); every other caller gets the parsed {@link ToolResult}.
  */
-import type { ToolResult } from "./results.ts";
+import { resultJson, type ToolResult } from "./results.ts";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -18,7 +18,40 @@ export class WireResult {
   result(): ToolResult {
     return JSON.parse(this.json) as ToolResult;
   }
+
+  /**
+   * What `resultJson(this.result(), tool)` gives (the text of the one text content, which is the
+   * value's JSON), read without parsing the result: an invoke from a script hands it to the
+   * sandbox as it is. Only the text's string literal is parsed (~3 µs for 1.4 KB against ~9 for
+   * the whole result); a result in another layout is parsed whole.
+   *
+   * The literal ends at the first `"}],"structuredContent":` after {@link TEXT_HEAD}: inside a
+   * JSON string every quote is written `\"`, so that sequence's second quote, after a comma,
+   * cannot lie inside the text, and a match that started inside it would need the text's closing
+   * quote to be one of `}],`. If the slice is not one string literal (another layout matched
+   * further on), `JSON.parse` throws and the whole result is parsed instead.
+   */
+  valueJson(tool: string): string {
+    const json = this.json;
+    if (json.startsWith(TEXT_HEAD)) {
+      const end = json.indexOf(TEXT_END, TEXT_HEAD.length);
+      if (end !== -1) {
+        try {
+          const text: unknown = JSON.parse(json.slice(TEXT_HEAD.length - 1, end + 1));
+          if (typeof text === "string") return text;
+        } catch {
+          // Not one string literal: parsed whole below.
+        }
+      }
+    }
+    return resultJson(this.result(), tool);
+  }
 }
+
+/** How a success's JSON starts, up to its text's opening quote (the order workers write). */
+const TEXT_HEAD = '{"content":[{"type":"text","text":"';
+/** What follows the text's closing quote when the result has structured content. */
+const TEXT_END = '"}],"structuredContent":';
 
 const E = 0x45; // "E"
 const IS_ERROR = encoder.encode('"isError"');

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { errorResult, okResult } from "./results.ts";
+import { errorResult, okResult, resultJson, type ToolResult } from "./results.ts";
 import { responseLine, WireResult, wireSuccess } from "./wire_result.ts";
 import { RemcpError } from "../errors.ts";
 
@@ -32,5 +32,29 @@ Deno.test("responseLine() writes what serializing the parsed result would, for e
     const expected = JSON.stringify({ jsonrpc: "2.0", id, result });
     assert.equal(responseLine(id, wireSuccess(bytes(result))!), expected);
     assert.equal(responseLine(id, result), expected);
+  }
+});
+
+Deno.test("WireResult.valueJson() gives what resultJson() of the parsed result gives, in every layout", () => {
+  const results: ToolResult[] = [
+    okResult({ name: "main", n: 1, nested: { a: [1, "x"] } }),
+    okResult({}),
+    // The text holds the very sequence the reader looks for, escaped as JSON writes it.
+    okResult({ trap: '"}],"structuredContent":{"x":1}', ü: "ünïcode ✓\\" }),
+    // A text that is not the structured content's JSON (workers' textField results).
+    { content: [{ type: "text", text: "[[1,2],[3,4]]" }], structuredContent: { count: 2 } },
+    { content: [{ type: "text", text: "" }], structuredContent: {} },
+    // Other layouts: parsed whole.
+    { structuredContent: { a: 1 }, content: [{ type: "text", text: '{"a":1}' }] },
+    { content: [{ type: "text", text: '{"a":1}' }] },
+    {
+      content: [{ type: "text", text: '{"a":1}' }],
+      _meta: { x: [{ y: "z" }], structuredContent: 1 },
+      structuredContent: { a: 1 },
+    },
+  ];
+  for (const result of results) {
+    const wire = wireSuccess(bytes(result))!;
+    assert.equal(wire.valueJson("t"), resultJson(result, "t"), JSON.stringify(result));
   }
 });
