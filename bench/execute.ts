@@ -74,10 +74,12 @@ async function time(f: () => Promise<unknown>, reps = REPS): Promise<number> {
 /**
  * CPU time used so far by every thread of this process and its descendants (the servers, their
  * workers and sandboxes), in ms, from Linux's per-thread schedstat; 0 elsewhere. Steadier than
- * the wall clock on a busy machine.
+ * the wall clock on a busy machine. `servers` is the part of it spent by this process's own
+ * children, the servers (supervisors) themselves: the one a round talks to does the work, the
+ * others sit idle; a thread sandbox runs inside its server, a sandbox process and a worker do not.
  */
-function treeCpuMs(): number {
-  if (Deno.build.os !== "linux") return 0;
+function treeCpuMs(): { tree: number; servers: number } {
+  if (Deno.build.os !== "linux") return { tree: 0, servers: 0 };
   const parent = new Map<number, number>();
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
@@ -93,18 +95,21 @@ function treeCpuMs(): number {
     return false;
   };
   let ns = 0;
+  let serversNs = 0;
   for (const pid of parent.keys()) {
     if (!mine(pid)) continue;
     try {
       for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
         const line = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`);
-        ns += Number(line.split(" ")[0]);
+        const used = Number(line.split(" ")[0]);
+        ns += used;
+        if (parent.get(pid) === Deno.pid) serversNs += used;
       }
     } catch {
       // Gone already.
     }
   }
-  return ns / 1e6;
+  return { tree: ns / 1e6, servers: serversNs / 1e6 };
 }
 const bytesOf = (r: unknown) => new TextEncoder().encode(JSON.stringify(r)).length;
 const failed = (r: { isError?: unknown; content: unknown }) => {
@@ -159,16 +164,18 @@ try {
     }
     const times = new Map<string, number[]>();
     const cpu = new Map<string, number[]>();
+    const serverCpu = new Map<string, number[]>();
     for (let round = -1; round < ROUNDS; round++) {
       for (const [name, f] of ways) {
         const c0 = treeCpuMs();
         const t0 = performance.now();
         await f();
         const t1 = performance.now();
-        const used = treeCpuMs() - c0;
+        const c1 = treeCpuMs();
         if (round >= 0) {
           times.set(name, [...times.get(name) ?? [], t1 - t0]);
-          cpu.set(name, [...cpu.get(name) ?? [], used]);
+          cpu.set(name, [...cpu.get(name) ?? [], c1.tree - c0.tree]);
+          serverCpu.set(name, [...serverCpu.get(name) ?? [], c1.servers - c0.servers]);
         }
       }
     }
@@ -181,11 +188,16 @@ try {
       }   ${execs.map((e) => `${(client / e).toFixed(2)}×`).join(" ")}`,
     );
     if (n === 100 && Deno.build.os === "linux") {
-      const per = (k: string) => (median(cpu.get(k)!) / n).toFixed(3);
+      const per = (k: string, m = cpu) => (median(m.get(k)!) / n).toFixed(3);
       console.log(
         `      CPU per call (every thread of this process and its children, ms): ${
           callees.map(([c]) => `${c} ${per(c)}`).join(", ")
         }, ${KINDS.map((k) => `execute (${k}) ${per(k)}`).join(", ")}`,
+      );
+      console.log(
+        `      of it the server's own process (the supervisor; a thread sandbox runs in it): ${
+          callees.map(([c]) => `${c} ${per(c, serverCpu)}`).join(", ")
+        }, ${KINDS.map((k) => `execute (${k}) ${per(k, serverCpu)}`).join(", ")}`,
       );
     }
   }
