@@ -67,10 +67,15 @@ Deno.test("RpcClient times a silent request out, says so to the peer, and answer
       if (m.method === "quick") write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: {} }));
     }),
     async (client, seen) => {
-      const silent = client.request("silent", {}, { timeoutMs: 50 });
+      // Its rejection is awaited from the start: on a busy machine it may come before "quick"'s
+      // answer, and a rejection nobody handles yet would fail the test.
+      const silent = assert.rejects(
+        client.request("silent", {}, { timeoutMs: 50 }),
+        /timed out after 50 ms/,
+      );
       // Requests with later deadlines still get their answers while the earlier one waits.
       assert.deepEqual(await client.request("quick", {}, { timeoutMs: 10_000 }), {});
-      await assert.rejects(silent, /timed out after 50 ms/);
+      await silent;
       assert.deepEqual(await client.request("quick", {}, { timeoutMs: 10_000 }), {});
       for (let i = 0; i < 100 && cancels(seen).length === 0; i++) {
         await new Promise((r) => setTimeout(r, 10));
@@ -93,21 +98,22 @@ Deno.test("RpcClient: progress moves a request's deadline on", async () => {
           method: "notifications/progress",
           params: { progressToken: token, progress: n },
         }));
-        if (n === 8) {
+        if (n === 30) {
           clearInterval(beat);
           write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { done: n } }));
         }
-      }, 25);
+      }, 50);
     }),
     async (client) => {
       const seen: number[] = [];
-      // 8 notes 25 ms apart take ~200 ms, well past the 100 ms the request may stay silent.
+      // 30 notes 50 ms apart take ~1.5 s, past the 1 s the request may stay silent; the gap
+      // between two notes leaves a busy machine ~0.95 s of slack.
       const r = await client.request("slow", {}, {
-        timeoutMs: 100,
+        timeoutMs: 1_000,
         onprogress: (p) => seen.push(p.progress),
       });
-      assert.deepEqual(r, { done: 8 });
-      assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8]);
+      assert.deepEqual(r, { done: 30 });
+      assert.deepEqual(seen, Array.from({ length: 30 }, (_, i) => i + 1));
     },
   );
 });
