@@ -11,6 +11,7 @@ import type { CallContext } from "../src/supervisor/host.ts";
 import type { Supervisor } from "../src/supervisor/supervisor.ts";
 import { runScript } from "../src/meta/run_script.ts";
 import { fixture } from "./_harness.ts";
+import { findRizin } from "../src/probes/rizin.ts";
 
 const e2e = {
   sanitizeOps: false,
@@ -264,3 +265,36 @@ Deno.test("the thread sandbox runs without lanes", e2e, async () => {
     assert.equal(r.stats.laneInvokes, undefined);
   });
 });
+
+const rizin = findRizin(Deno.env.get("REMCP_RIZIN"), Deno.env.toObject());
+Deno.test(
+  "a rizin worker serves lanes too, its answers as the supervisor's path gives them",
+  { ...e2e, ignore: e2e.ignore || rizin === undefined },
+  async () => {
+    const [on, off] = await onAndOff(
+      { REMCP_RIZIN: rizin ?? "", REMCP_ALLOW_SCRIPTS: "1" },
+      async (sup, ctx) => {
+        const r = await sup.callTool("open_database", {
+          path: fixture("elf_x86_64_gcc_O0"),
+          backend: "rizin",
+        }, ctx);
+        assert.notEqual(r.isError, true, r.content[0]?.text);
+        await sup.callTool("wait_for_analysis", {}, ctx);
+        return await script(
+          sup,
+          ctx,
+          `${TRY_EACH}
+           await invoke("list_functions", { limit: 3 });
+           await tryEach([
+             ["list_functions", { limit: 3 }],
+             ["list_functions", { limit: -1 }],
+             ["command", { command: "?e lane" }],
+             ["disassemble", { address: "no_such_symbol" }],
+           ])`,
+        );
+      },
+    );
+    assert.deepEqual(on.result, off.result);
+    assert.equal(on.stats.laneInvokes, 4);
+  },
+);
