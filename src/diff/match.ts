@@ -24,6 +24,7 @@ import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
 import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
+import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -329,6 +330,13 @@ export function* matchSteps(
   // the broad round, or with propagation after it, they let weaker rounds pair more wrongly
   // than rightly on bench/diff.ts (each of them right, what they led to often not).
   yield* callOrder();
+
+  if (!options.broad) {
+    const before = s.matches.length;
+    wrapperRound(s, WRAPPER_DEFAULTS);
+    report(WRAPPER_DEFAULTS.round, before);
+    yield;
+  }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
   // pairs are never made again), then the check on what they made. Broad matching asks for more
