@@ -230,12 +230,17 @@ const LUA54_RENAMES = new Map([
  * function that holds the 5.3 body. luaL_prepbuffsize is `return prepbuffsize(B, sz, -1)`,
  * luaO_arith calls luaO_rawarith then luaT_trybinTM, codebinexpval calls finishbinexpval;
  * 5.3's luaT_callTM(…, hasres) became luaT_callTM (no result) and luaT_callTMres (result).
+ * 5.4's luaF_close calls luaF_closeupval (5.3's loop over open upvalues) and then closes the
+ * to-be-closed variables; its luaB_costatus is `statname[auxstatus(L, co)]`, the switch of
+ * 5.3's luaB_costatus moved to auxstatus.
  */
 const LUA54_SPLITS = new Map([
   ["luaL_prepbuffsize", "prepbuffsize"],
   ["luaO_arith", "luaO_rawarith"],
   ["codebinexpval", "finishbinexpval"],
   ["luaT_callTM", "luaT_callTMres"],
+  ["luaF_close", "luaF_closeupval"],
+  ["luaB_costatus", "auxstatus"],
 ]);
 
 /**
