@@ -129,6 +129,23 @@ const TIE_KEYS: Round[] = [{ round: "bytes", key: BYTES }, {
   key: MNEMONICS,
 }];
 
+/**
+ * Rounds whose pairs the outscored check may take back (prefixes of the round names): pairs of
+ * call-graph position, and of keys a look-alike can share with a function whose own partner one
+ * side inlined (Lua 5.3's `db_upvalueid`, holding `checkupval`, paired by its strings with 5.4's
+ * `checkupval` while 5.4's `db_upvalueid` stood free where it stood). On bench/diff.ts adding
+ * `strings`, `sequence:similarity` and `mnemonic_set` took back 4 wrong pairs and no right one
+ * over the Lua pairs, and nothing on SQLite; `call_graph:strings`, `call_graph:cfg` and
+ * `imports+cfg` took back right ones too.
+ */
+const OUTSCORED_ROUNDS = [
+  "anchors",
+  "call_graph:similarity",
+  "strings",
+  "sequence:similarity",
+  "mnemonic_set",
+];
+
 /** Matches the functions of `a` against those of `b`, in one go. */
 export function matchFunctions(
   a: readonly FunctionFeatures[],
@@ -344,9 +361,7 @@ export function* matchSteps(
   for (let pass = 0; !options.broad; pass++) {
     const before = s.matches.length;
     // First the pairs of call-graph position that a free candidate now outscores, once.
-    const outscored = pass === 0
-      ? outscoredPairs(s, 0.1, ["anchors", "call_graph:similarity"])
-      : [];
+    const outscored = pass === 0 ? outscoredPairs(s, 0.1, OUTSCORED_ROUNDS) : [];
     s.withdraw(new Set(outscored));
     const gone = [...outscored, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
     report("withdrawn", before);
