@@ -114,7 +114,7 @@ export function anchorCandidates(
  * How alike the numbers of callers and callees of `a[i]` and `b[j]` are: a function that lost
  * its only caller to inlining (or gained callees by absorbing one) reads as unlike.
  */
-function degreeLikeness(s: MatchState, i: number, j: number): number {
+export function degreeLikeness(s: MatchState, i: number, j: number): number {
   const r = (x: number, y: number) => (Math.min(x, y) + 1) / (Math.max(x, y) + 1);
   return r(s.graphA.callers[i]!.length, s.graphB.callers[j]!.length) *
     r(s.graphA.callees[i]!.length, s.graphB.callees[j]!.length);

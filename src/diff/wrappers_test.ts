@@ -88,3 +88,41 @@ Deno.test("wrapperRound() leaves the pair when another free function of a stands
   assert.equal(wrapperRound(s, WRAPPER_DEFAULTS), 0);
   assert.equal(s.partnerA[4], 5);
 });
+
+/**
+ * Lua 5.3's luaB_costatus against 5.4's, in small: a (0) calls tothread, pushstring, argerror
+ * and status; b's costatus (4) calls tothread, pushstring, typeerror and auxstatus (5), which
+ * calls status and is called by close (6) as well. Leaves 0–4 in `a` match 0–4 in `b` by name,
+ * except that a's argerror (3) matches b's typeerror (3) and a's costatus is a[5].
+ */
+function luaCostatus(calleesOfCostatusInA: number[]) {
+  const a = [fn("tothread"), fn("pushstring"), fn("status"), fn("argerror"), fn("typeerror")];
+  const b = [fn("tothread"), fn("pushstring"), fn("status"), fn("argerror"), fn("typeerror")];
+  a.push(fn("sub_costatus", { instructions: 64 }));
+  b.push(
+    fn("sub_costatus", { instructions: 27 }),
+    fn("sub_auxstatus", { instructions: 34 }),
+    fn("sub_close", { instructions: 54 }),
+  );
+  calls(a[5]!, ...calleesOfCostatusInA.map((k) => a[k]!));
+  calls(b[5]!, b[0]!, b[6]!, b[1]!, b[4]!);
+  calls(b[6]!, b[2]!);
+  calls(b[7]!, b[6]!, b[1]!);
+  const s = new MatchState(a, b);
+  for (const k of [0, 1, 2, 3, 4]) s.pair(k, k, "bytes");
+  s.pair(5, 6, "anchors:weak");
+  return s;
+}
+
+Deno.test("wrapperRound() allows the wrapper a call the old function never made when its callers and callees count like the old function's", () => {
+  // 5.3's costatus called argerror (3); 5.4's calls typeerror (4): one stranger of three, and
+  // like 5.3's it has no caller, where the helper has two.
+  const s = luaCostatus([0, 1, 2, 3]);
+  assert.equal(wrapperRound(s, WRAPPER_DEFAULTS), 1);
+  assert.equal(s.partnerA[5], 5);
+  assert.equal(s.partnerB[6], -1);
+  // Not when strangers are not allowed.
+  const t = luaCostatus([0, 1, 2, 3]);
+  assert.equal(wrapperRound(t, { ...WRAPPER_DEFAULTS, maxStrangers: 0 }), 0);
+  assert.equal(t.partnerA[5], 6);
+});
