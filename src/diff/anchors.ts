@@ -6,6 +6,7 @@
  */
 import type { Match, MatchState } from "./match_state.ts";
 import { MutualBest } from "./mutual.ts";
+import { OrderDrift } from "./order_drift.ts";
 import { similarity } from "./similarity.ts";
 
 /** Thresholds of {@link anchorRound}. */
@@ -19,6 +20,12 @@ export interface AnchorOptions {
   minCommon?: number;
   /** Whether a pair that keeps the address order between matched neighbours scores more. */
   order?: boolean;
+  /**
+   * Pairs are not made that stray from their matched neighbours' address order by more than
+   * `factor` times the order noise of the two binaries, and more than `floor` functions
+   * ({@link OrderDrift}).
+   */
+  drift?: { factor: number; floor: number };
 }
 
 /**
@@ -34,13 +41,17 @@ export const ANCHOR_DEFAULTS: AnchorOptions = { round: "anchors", minScore: 0.72
  * 0.936 → 0.947, SQLite gcc → clang 0.551 → 0.608) and F1 with it, at some precision (Lua
  * 5.3 → 5.4 0.984 → 0.980; 49 right pairs and 14 wrong over the Lua pairs). Two neighbours
  * instead of three lowered F1 on Lua 5.1 → 5.2; requiring address order kept precision but gave
- * back most of the recall.
+ * back most of the recall. A pair is not made that strays more than 40 functions (or 8 times the
+ * binaries' order noise) from its neighbours' partners: on the Lua pairs the wrong pairs of the
+ * round strayed 84–333 functions (look-alikes from another source file), the right ones at most
+ * 26; SQLite's pairs, with much more order noise, were untouched.
  */
 export const ANCHOR_WEAK: AnchorOptions = {
   round: "anchors:weak",
   minScore: 0.55,
   margin: 0.25,
   minCommon: 3,
+  drift: { factor: 8, floor: 40 },
 };
 
 /**
@@ -149,7 +160,16 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
       if (score >= opts.minScore) best.offer(i, j, score);
     }
   }
-  return best.pairInto(s, opts.margin, opts.round);
+  if (!opts.drift) return best.pairInto(s, opts.margin, opts.round);
+  const { factor, floor } = opts.drift;
+  const drift = new OrderDrift(s);
+  let made = 0;
+  for (const [i, j] of best.chosen(opts.margin)) {
+    if (drift.strays(i, j, factor, floor)) continue;
+    s.pair(i, j, opts.round);
+    made++;
+  }
+  return made;
 }
 
 /**

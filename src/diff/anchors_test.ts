@@ -200,3 +200,30 @@ Deno.test("soleCandidateRound() leaves a candidate that either side shares", () 
   assert.equal(soleCandidateRound(tinyCallees(2, 1), 0.65, "anchors:sole"), 0);
   assert.equal(soleCandidateRound(tinyCallees(1, 2), 0.65, "anchors:sole"), 0);
 });
+
+Deno.test("anchorRound() with a drift limit leaves a pair far from its neighbours' partners in address order", () => {
+  // a: 120 functions in order; x (a[30]) sits among them and calls a[0..2]. b: the same 120,
+  // and x's look-alike y, 90 functions further on, calls the same three.
+  const n = 120;
+  const a = Array.from({ length: n }, (_, k) => fn(`f${k}`));
+  const b = Array.from({ length: n }, (_, k) => fn(`f${k}`));
+  const x = a[30]!;
+  x.name = "sub_30";
+  calls(x, a[0]!, a[1]!, a[2]!);
+  const y = fn("sub_far", { instructions: 10 });
+  b.push(y);
+  calls(y, b[0]!, b[1]!, b[2]!);
+  b[30]!.name = "sub_gone";
+  const run = (drift: boolean) => {
+    const s = new MatchState(a, b);
+    for (let k = 0; k < n; k++) if (k !== 30) s.pair(k, k, "bytes");
+    const { drift: _, ...noDrift } = ANCHOR_WEAK;
+    return { made: anchorRound(s, drift ? ANCHOR_WEAK : noDrift), s };
+  };
+  const loose = run(false);
+  assert.equal(loose.made, 1);
+  assert.equal(loose.s.partnerA[30], n);
+  const strict = run(true);
+  assert.equal(strict.made, 0);
+  assert.equal(strict.s.partnerA[30], -1);
+});
