@@ -24,6 +24,7 @@ import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
 import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
+import { strayPairs } from "./order_drift.ts";
 import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
 
 export type { Match } from "./match_state.ts";
@@ -145,6 +146,16 @@ const OUTSCORED_ROUNDS = [
   "sequence:similarity",
   "mnemonic_set",
 ];
+
+/**
+ * How far a pair of call-graph position may stray from its matched neighbours' address order once
+ * every round has run ({@link strayPairs}): further than the weak round allows while it pairs,
+ * since the pairs of the stronger rounds have more evidence of their own. On bench/diff.ts this
+ * took back 2 wrong pairs (Lua 5.1 → 5.2, SQLite -O2 → -O3) and no right one; looking at pairs of
+ * `strings` and `call_graph:similarity` as well took back 5 more wrong pairs and 2 right ones,
+ * functions Lua 5.2 moved to another source file (its coroutine library out of lbaselib.c).
+ */
+const STRAY = { factor: 12, floor: 64 };
 
 /** Matches the functions of `a` against those of `b`, in one go. */
 export function matchFunctions(
@@ -360,8 +371,14 @@ export function* matchSteps(
   // pairs at some precision: it keeps every pair it found.
   for (let pass = 0; !options.broad; pass++) {
     const before = s.matches.length;
-    // First the pairs of call-graph position that a free candidate now outscores, once.
-    const outscored = pass === 0 ? outscoredPairs(s, 0.1, OUTSCORED_ROUNDS) : [];
+    // First the pairs of call-graph position that a free candidate now outscores, or that stray
+    // far from their neighbours' address order, once.
+    const outscored = pass === 0
+      ? new Set([
+        ...outscoredPairs(s, 0.1, OUTSCORED_ROUNDS),
+        ...strayPairs(s, ["anchors"], STRAY.factor, STRAY.floor),
+      ])
+      : [];
     s.withdraw(new Set(outscored));
     const gone = [...outscored, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
     report("withdrawn", before);

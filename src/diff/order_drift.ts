@@ -7,7 +7,7 @@
  * program (SQLite's amalgamation) compiled by another compiler keeps little order: there the
  * measure of noise is large, and so is the distance it allows.
  */
-import type { MatchState } from "./match_state.ts";
+import type { Match, MatchState } from "./match_state.ts";
 
 /** Rounds whose pairs measure the noise: the exact keys, made without regard to position. */
 const TRUSTED = new Set(["name", "bytes", "mnemonics", "strings"]);
@@ -72,4 +72,22 @@ function ranks(order: number[]): Int32Array {
   const out = new Int32Array(order.length);
   order.forEach((x, r) => out[x] = r);
   return out;
+}
+
+/**
+ * The pairs of `rounds` (prefixes of their round names) that stray from their neighbours'
+ * address order as {@link OrderDrift.strays} tells, with every other pair in place.
+ */
+export function strayPairs(
+  s: MatchState,
+  rounds: readonly string[],
+  factor: number,
+  floor: number,
+): Set<Match> {
+  const drift = new OrderDrift(s);
+  return new Set(
+    s.matches.filter((m) =>
+      rounds.some((r) => m.round.startsWith(r)) && drift.strays(m.a, m.b, factor, floor)
+    ),
+  );
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fn } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
-import { OrderDrift } from "./order_drift.ts";
+import { OrderDrift, strayPairs } from "./order_drift.ts";
 
 /**
  * Two builds of a program of `n` functions in the same order, every function but `free` paired
@@ -46,4 +46,17 @@ Deno.test("OrderDrift says nothing of a function with no matched neighbour", () 
   const s = sameOrder(3, [0, 1, 2]);
   assert.equal(new OrderDrift(s).drift(1, 1), undefined);
   assert.equal(new OrderDrift(s).strays(1, 2, 8, 0), false);
+});
+
+Deno.test("strayPairs() finds the pairs of the given rounds far from their neighbours' partners", () => {
+  const s = sameOrder(200, [50, 150, 60, 61]);
+  s.pair(50, 150, "anchors:weak");
+  s.pair(60, 61, "anchors");
+  s.pair(61, 60, "strings");
+  // a[50] ↔ b[150] is a hundred functions off; the crossed neighbours 60/61 are one off.
+  assert.deepEqual([...strayPairs(s, ["anchors"], 12, 64)].map((m) => [m.a, m.b]), [[50, 150]]);
+  // Only the rounds asked for.
+  assert.equal(strayPairs(s, ["strings"], 12, 64).size, 0);
+  // Nothing is taken back: the caller withdraws what it gets.
+  assert.equal(s.partnerA[50], 150);
 });
