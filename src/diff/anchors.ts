@@ -178,12 +178,18 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
  * than `margin`, with every other pair in place: the anchors that placed the pair were too few
  * when it was made (Lua 5.1's luaB_dofile went to 5.2's luaB_loadfile while luaB_dofile, placed
  * better once its neighbours were matched, stayed free). On bench/diff.ts, with a margin of 0.1,
- * every pair taken back was wrong.
+ * every pair taken back was wrong. With `reverseMargin`, also the pairs that an unmatched
+ * candidate of `b[j]` in `a` outscores by more than that (Lua 5.2's lua_replace went to 5.3's
+ * lua_copy while 5.2's lua_copy stayed free), both scored without the address-order bonus: with
+ * 0.1 on bench/diff.ts, Lua 5.2 → 5.3 gained 2 right pairs and lost a wrong one, SQLite -O2 →
+ * -O3 lost a wrong one and gcc → clang gained 2 right ones and lost 2 wrong ones (with 0.15 -O2
+ * → -O3 lost a right one; with 0.2 and 0.3 SQLite stayed as it was).
  */
 export function outscoredPairs(
   s: MatchState,
   margin: number,
   rounds: readonly string[],
+  reverseMargin?: number,
 ): Set<Match> {
   const out = new Set<Match>();
   // The nearest matched functions around a[i] never include a[i] itself: one snapshot serves
@@ -200,15 +206,53 @@ export function outscoredPairs(
     const mine = own ? anchorScore(s, m.a, m.b, own.dice, between(m.b)) : 0;
     s.partnerA[m.a] = m.b;
     s.partnerB[m.b] = m.a;
+    let beaten = false;
     for (const [j, c] of cands) {
       if (j === m.b || c.common < 2) continue;
       if (anchorScore(s, m.a, j, c.dice, between(j)) > mine + margin) {
-        out.add(m);
+        beaten = true;
         break;
       }
     }
+    if (!beaten && reverseMargin !== undefined) {
+      // The other way round: an unmatched function of `a` placed better as b[m.b]'s partner.
+      // Without the address-order bonus on either side: the snapshot's order around a[k] holds
+      // this very pair, and would place b[m.b] nowhere but next to a[m.a].
+      s.partnerA[m.a] = -1;
+      s.partnerB[m.b] = -1;
+      const plain = own ? anchorScore(s, m.a, m.b, own.dice, false) : 0;
+      for (const k of freeAroundB(s, m.b)) {
+        if (k === m.a) continue;
+        const c = anchorCandidates(s, k).get(m.b);
+        if (!c || c.common < 2) continue;
+        if (anchorScore(s, k, m.b, c.dice, false) > plain + reverseMargin) {
+          beaten = true;
+          break;
+        }
+      }
+      s.partnerA[m.a] = m.b;
+      s.partnerB[m.b] = m.a;
+    }
+    if (beaten) out.add(m);
   }
   return out;
+}
+
+/**
+ * The unmatched functions of `a` next to the partners of `b[j]`'s matched callers and callees:
+ * where `b[j]`'s candidates by call-graph position are.
+ */
+export function freeAroundB(s: MatchState, j: number): Set<number> {
+  const around = new Set<number>();
+  for (const role of ["callers", "callees"] as const) {
+    for (const q of s.graphB[role][j]!) {
+      const p = s.partnerB[q]!;
+      if (p === -1) continue;
+      for (const k of s.graphA.callers[p]!) if (s.partnerA[k] === -1) around.add(k);
+      for (const k of s.graphA.callees[p]!) if (s.partnerA[k] === -1) around.add(k);
+    }
+  }
+  return around;
 }
 
 /**

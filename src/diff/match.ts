@@ -375,7 +375,7 @@ export function* matchSteps(
     // far from their neighbours' address order, once.
     const outscored = pass === 0
       ? new Set([
-        ...outscoredPairs(s, 0.1, OUTSCORED_ROUNDS),
+        ...outscoredPairs(s, 0.1, OUTSCORED_ROUNDS, 0.1),
         ...strayPairs(s, ["anchors"], STRAY.factor, STRAY.floor),
       ])
       : [];

@@ -7,7 +7,7 @@
  * calls nothing matched that the old function did not call, that caller is the function that
  * kept the name and the role: the pair moves to it.
  */
-import { anchorCandidates, degreeLikeness } from "./anchors.ts";
+import { anchorCandidates, degreeLikeness, freeAroundB } from "./anchors.ts";
 import type { Match, MatchState } from "./match_state.ts";
 
 /** Thresholds of {@link wrapperRound}. */
@@ -46,18 +46,9 @@ export const WRAPPER_DEFAULTS: WrapperOptions = {
  * `b[l]` (anchor Dice coefficient), when no other is as good.
  */
 export function bestInA(s: MatchState, l: number): number | undefined {
-  const around = new Set<number>();
-  for (const role of ["callers", "callees"] as const) {
-    for (const q of s.graphB[role][l]!) {
-      const p = s.partnerB[q]!;
-      if (p === -1) continue;
-      for (const k of s.graphA.callers[p]!) if (s.partnerA[k] === -1) around.add(k);
-      for (const k of s.graphA.callees[p]!) if (s.partnerA[k] === -1) around.add(k);
-    }
-  }
   let best: number | undefined;
   let top = -1;
-  for (const k of around) {
+  for (const k of freeAroundB(s, l)) {
     const d = anchorCandidates(s, k).get(l)?.dice ?? -1;
     if (d > top) {
       best = k;
