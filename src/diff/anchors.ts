@@ -6,7 +6,7 @@
  */
 import type { Match, MatchState } from "./match_state.ts";
 import { MutualBest } from "./mutual.ts";
-import { OrderDrift } from "./order_drift.ts";
+import { OrderDrift, ranks } from "./order_drift.ts";
 import { similarity } from "./similarity.ts";
 
 /** Thresholds of {@link anchorRound}. */
@@ -311,12 +311,6 @@ export class AddressOrder {
     const hi = this.#hi[this.#rankA[i]!]!;
     return (j) => this.#rankB[j]! > lo && this.#rankB[j]! < hi;
   }
-}
-
-function ranks(order: number[]): Int32Array {
-  const out = new Int32Array(order.length);
-  order.forEach((x, r) => out[x] = r);
-  return out;
 }
 
 /**

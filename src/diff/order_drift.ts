@@ -68,7 +68,8 @@ export class OrderDrift {
   }
 }
 
-function ranks(order: number[]): Int32Array {
+/** Each index's position in `order` (a permutation of 0 … n-1). */
+export function ranks(order: readonly number[]): Int32Array {
   const out = new Int32Array(order.length);
   order.forEach((x, r) => out[x] = r);
   return out;
