@@ -38,6 +38,8 @@ export interface FastCallOptions {
   initialized?: boolean;
   /** When this settles (the connection ended), the calls still running are aborted. */
   ended?: Promise<void>;
+  /** The answer's line (default: the JSON-RPC response carrying the whole result). */
+  answer?: (id: string | number, result: ToolResult | WireResult) => string;
 }
 
 /** Builds the intercept hook for `transport` (set it before the transport starts). */
@@ -47,6 +49,7 @@ export function fastToolCalls(
   options: FastCallOptions = {},
 ): (message: Record<string, unknown>) => boolean {
   const inflight = new Map<string | number, AbortController>();
+  const answer = options.answer ?? responseLine;
   let initialized = options.initialized ?? false;
   void options.ended?.then(() => {
     for (const ctl of inflight.values()) ctl.abort();
@@ -88,7 +91,7 @@ export function fastToolCalls(
       if (sentProgress) await new Promise((r) => setTimeout(r, 5));
       // A cancelled request gets no response, as the protocol asks.
       if (!ctl.signal.aborted) {
-        void transport().sendResponseLine(id, responseLine(id, result)).catch(() => {});
+        void transport().sendResponseLine(id, answer(id, result)).catch(() => {});
       }
     });
     return true;

@@ -18,6 +18,7 @@ import { type FastRunner, fastToolCalls } from "../src/fast_calls.ts";
 import { LineTransport } from "../src/line_transport.ts";
 import type { Logger } from "../src/log.ts";
 import { errorResult } from "../src/protocol/results.ts";
+import { laneAnswerLine } from "../src/protocol/invoke_answer.ts";
 
 /** The request on a worker's channel that opens a lane. */
 export const LANE_METHOD = "remcp/lane";
@@ -102,7 +103,7 @@ export class WorkerLanes {
             ));
         },
         () => transport,
-        { initialized: true, ended: ended.promise },
+        { initialized: true, ended: ended.promise, answer: laneAnswerLine },
       ),
     });
     transport.onerror = (err) => this.#log.debug(`lane: ${err.message}`);

@@ -1,12 +1,12 @@
 /**
  * What a script's `invoke` gets from a tool result, whichever way the call went: through the
  * supervisor's dispatcher (src/meta/run_script.ts) or over a lane straight to the worker
- * (src/sandbox/lanes.ts). One module decides it, so the guest sees the same value text and the
+ * (src/sandbox/lane_hub.ts). One module decides it, so the guest sees the same value text and the
  * same error either way. The sandbox process loads it, so it imports nothing heavy (no zod).
  */
 import { type ErrorCode, toErrorPayload } from "../errors.ts";
 import { resultJson, type ToolResult } from "./results.ts";
-import { WireResult } from "./wire_result.ts";
+import { responseLine, WireResult } from "./wire_result.ts";
 
 /** A failure as the guest's `Error` carries it (`code`, `message`, `detail`). */
 export interface InvokeFailure {
@@ -46,4 +46,29 @@ export function invokeOutcomeOf(
   } catch (err) {
     return { ok: false, error: invokeFailure(err) };
   }
+}
+
+/**
+ * How a lane's answer carrying only a success's value text starts (the worker's side writes it,
+ * {@link laneAnswerLine}; the sandbox's side reads it, src/sandbox/lane_hub.ts).
+ */
+export const LANE_VALUE_KEY = '"value_json":';
+
+/**
+ * A worker's answer to a lane's call, as one line: a success as `{"jsonrpc":"2.0","id":N,
+ * "result":{"value_json":TEXT}}`, its text (what {@link invokeValueJson} would read) as a JSON
+ * string, since the guest needs only the value's JSON; anything else as the whole result
+ * (`responseLine`). Measured: the whole result repeated the value (its text and its structured
+ * content), which the worker serialized and the sandbox decoded and searched on every invoke.
+ */
+export function laneAnswerLine(id: string | number, result: ToolResult | WireResult): string {
+  if (!(result instanceof WireResult) && !result.isError) {
+    const text = result.content[0]?.text;
+    if (result.structuredContent !== undefined && typeof text === "string") {
+      return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${LANE_VALUE_KEY}${
+        JSON.stringify(text)
+      }}}`;
+    }
+  }
+  return responseLine(id, result);
 }

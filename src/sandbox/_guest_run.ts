@@ -2,12 +2,7 @@
  * One sandbox run inside a fresh QuickJS runtime: installs the prelude and globals, evaluates the
  * script, pumps the job queue while invokes complete, and turns the end into an outcome.
  */
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-} from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import process from "node:process";
 import type { ErrorCode, ErrorDetail } from "../errors.ts";
 import { GUEST_PRELUDE } from "./guest_prelude.ts";
@@ -67,7 +62,8 @@ interface Helpers {
   resultJson: QuickJSHandle;
   describe: QuickJSHandle;
   makeError: QuickJSHandle;
-  parse: QuickJSHandle;
+  settle: QuickJSHandle;
+  fail: QuickJSHandle;
 }
 
 class GuestRun {
@@ -92,7 +88,8 @@ class GuestRun {
   #interrupted = false;
   #invokes = 0;
   #nextCallId = 0;
-  readonly #pending = new Map<number, QuickJSDeferredPromise>();
+  /** Invokes whose promise (the guest's, guest_prelude.ts) is not settled yet, by id. */
+  readonly #pending = new Set<number>();
   readonly #completions: { callId: number; outcome: InvokeOutcome }[] = [];
   #wake: (() => void) | undefined;
   #finished = false;
@@ -178,8 +175,9 @@ class GuestRun {
       }
       if (this.#completions.length === 0) await this.#waitForCompletion();
       if (this.#run.signal?.aborted) return this.#cancelled();
-      this.#deliver(ctx);
+      const failed = this.#deliver(ctx);
       if (this.#interrupted) return this.#timeout();
+      if (failed) return { ok: false, failure: failed };
     }
   }
 
@@ -226,7 +224,8 @@ class GuestRun {
         resultJson: ctx.getProp(helpers, "resultJson"),
         describe: ctx.getProp(helpers, "describe"),
         makeError: ctx.getProp(helpers, "makeError"),
-        parse: ctx.getProp(helpers, "parse"),
+        settle: ctx.getProp(helpers, "settle"),
+        fail: ctx.getProp(helpers, "fail"),
       };
     } finally {
       helpers.dispose();
@@ -378,8 +377,7 @@ class GuestRun {
     }
     this.#invokes++;
     const callId = ++this.#nextCallId;
-    const deferred = ctx.newPromise();
-    this.#pending.set(callId, deferred);
+    this.#pending.add(callId);
     const name = ctx.getString(nameH);
     const argsJson = ctx.getString(argsH);
     this.#host.invoke(callId, name, argsJson).then((outcome) => {
@@ -387,7 +385,7 @@ class GuestRun {
       this.#completions.push({ callId, outcome });
       this.#wake?.();
     });
-    return deferred.handle;
+    return ctx.newNumber(callId);
   }
 
   #waitForCompletion(): Promise<void> {
@@ -402,34 +400,46 @@ class GuestRun {
     });
   }
 
-  /** Settles the promises of every invoke that completed since the last call. */
-  #deliver(ctx: QuickJSContext) {
+  /**
+   * Settles the promises of every invoke that completed since the last call; a failure of the
+   * engine itself while doing so ends the run.
+   */
+  #deliver(ctx: QuickJSContext): Failure | undefined {
     const helpers = this.#need(this.#helpers);
     for (const { callId, outcome } of this.#completions.splice(0)) {
-      const deferred = this.#pending.get(callId);
-      if (!deferred) continue;
-      this.#pending.delete(callId);
-      this.#slice(() => {
-        if (outcome.ok) {
-          const json = ctx.newString(outcome.valueJson);
-          const parsed = ctx.callFunction(helpers.parse, ctx.undefined, json);
-          json.dispose();
-          if (parsed.error) {
-            deferred.reject(parsed.error);
-            parsed.error.dispose();
-          } else {
-            deferred.resolve(parsed.value);
-            parsed.value.dispose();
-          }
-        } else {
-          const error = this.#makeError(ctx, outcome.error);
-          deferred.reject(error);
-          error.dispose();
+      if (!this.#pending.delete(callId)) continue;
+      // One call into the guest settles the invoke's promise (guest_prelude.ts: `settle`, `fail`).
+      const failed = this.#slice(() => {
+        const id = ctx.newNumber(callId);
+        const arg = outcome.ok
+          ? ctx.newString(outcome.valueJson)
+          : this.#makeError(ctx, outcome.error);
+        const settled = ctx.callFunction(
+          outcome.ok ? helpers.settle : helpers.fail,
+          ctx.undefined,
+          id,
+          arg,
+        );
+        id.dispose();
+        arg.dispose();
+        if (!settled.error) {
+          settled.value.dispose();
+          return undefined;
         }
+        return settled.error;
       }, HELPER_GRACE_MS);
-      deferred.dispose();
-      if (this.#interrupted) return;
+      if (this.#interrupted) {
+        failed?.dispose();
+        return undefined;
+      }
+      // Only the engine's own failure (memory) gets here: the guest's settle catches the rest.
+      if (failed) {
+        const described = this.#describe(failed);
+        failed.dispose();
+        return this.#thrown(described);
+      }
     }
+    return undefined;
   }
 
   /** The `Error` an invoke rejects with: its `code` is the error type, `detail` the detail. */
@@ -552,13 +562,14 @@ class GuestRun {
   /** Releases every handle, the context and the runtime; false if any of that failed. */
   #dispose(): boolean {
     try {
-      for (const deferred of this.#pending.values()) deferred.dispose();
       this.#pending.clear();
       this.#promise?.dispose();
       this.#limitError?.dispose();
       const h = this.#helpers;
       if (h) {
-        for (const handle of [h.resultJson, h.describe, h.makeError, h.parse]) handle.dispose();
+        for (const handle of [h.resultJson, h.describe, h.makeError, h.settle, h.fail]) {
+          handle.dispose();
+        }
       }
       this.#ctx?.dispose();
       this.#runtime.dispose();

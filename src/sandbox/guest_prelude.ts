@@ -7,15 +7,22 @@
  * Called as `prelude(hostLog, hostInvoke, maxLogChars)`:
  * - `hostLog(level, text)` receives one console call, already formatted and cut to
  *   `maxLogChars`;
- * - `hostInvoke(name, argsJson)` returns a promise for the tool's result, or throws.
+ * - `hostInvoke(name, argsJson)` returns the call's id, or throws; the host later settles the
+ *   call with `settle` or `fail`.
  *
- * Returns `{ resultJson, describe, makeError, parse }`:
+ * Returns `{ resultJson, describe, makeError, settle, fail }`:
  * - `resultJson(value)`: the JSON text of a result (`undefined` is `null`); throws when the value
  *   holds a function, symbol, BigInt, promise or cycle;
  * - `describe(thrown)`: JSON text of `{name, message, stack?, code?, detail?}` for any thrown
  *   value, never throwing;
  * - `makeError(message, code, detailJson)`: the `Error` an invoke rejects with;
- * - `parse(json)`: the original `JSON.parse`.
+ * - `settle(id, json)`: resolves the invoke `id` with the value of `json` (rejects it when that
+ *   is not JSON); `fail(id, error)`: rejects it.
+ *
+ * The invoke's promise is made here, in the guest, and settled by one call from the host: a
+ * promise made by the host (`newPromise`) took more calls into the engine per invoke (making
+ * it, parsing the value, resolving it, releasing its handles), each with the wrapper's overhead
+ * (measured, docs/ARCHITECTURE.md section 7).
  */
 export const GUEST_PRELUDE = String.raw`
 (function (hostLog, hostInvoke, maxLogChars) {
@@ -33,6 +40,9 @@ export const GUEST_PRELUDE = String.raw`
   const trimEnd = String.prototype.trimEnd;
   const PromiseCtor = Promise;
   const reject = (e) => apply(promiseReject, PromiseCtor, [e]);
+  // The resolving functions of pending invokes, by id: no prototype, so no script can hook them.
+  const resolvers = Object.create(null);
+  const rejecters = Object.create(null);
 
   function jsonOnly(key, value) {
     const t = typeof value;
@@ -102,11 +112,38 @@ export const GUEST_PRELUDE = String.raw`
     } catch (e) {
       return reject(new TypeErrorCtor("invoke(\"" + name + "\", args): args are not JSON: " + (e && e.message)));
     }
+    let id;
     try {
-      return hostInvoke(name, json);
+      id = hostInvoke(name, json);
     } catch (e) {
       return reject(e);
     }
+    return new PromiseCtor((resolve, rejectIt) => {
+      resolvers[id] = resolve;
+      rejecters[id] = rejectIt;
+    });
+  }
+
+  function settle(id, json) {
+    const resolve = resolvers[id];
+    const rejectIt = rejecters[id];
+    delete resolvers[id];
+    delete rejecters[id];
+    let value;
+    try {
+      value = parse(json);
+    } catch (e) {
+      rejectIt(e);
+      return;
+    }
+    resolve(value);
+  }
+
+  function fail(id, error) {
+    const rejectIt = rejecters[id];
+    delete resolvers[id];
+    delete rejecters[id];
+    rejectIt(error);
   }
   defineProperty(G, "invoke", { value: invoke, writable: true, configurable: true });
 
@@ -154,6 +191,6 @@ export const GUEST_PRELUDE = String.raw`
     return e;
   }
 
-  return { resultJson, describe, makeError, parse };
+  return { resultJson, describe, makeError, settle, fail };
 })
 `;

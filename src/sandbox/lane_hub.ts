@@ -15,7 +15,7 @@
 import type { InvokeOutcome } from "./engine_types.ts";
 import { connLines, readLines } from "./lines.ts";
 import type { LaneMessage } from "./protocol.ts";
-import { invokeOutcomeOf } from "../protocol/invoke_answer.ts";
+import { invokeOutcomeOf, LANE_VALUE_KEY } from "../protocol/invoke_answer.ts";
 
 /** Longest first line (the token) a connection may send. */
 const HELLO_BYTES = 256;
@@ -26,8 +26,10 @@ const MAX_PARKED = 8;
  * supervisor's path would queue them behind the same worker); past this they go to the parent.
  */
 const CONNECT_MS = 5_000;
-/** A worker's answer to a call, as its fast path writes it (src/protocol/wire_result.ts). */
+/** A worker's answer to a call, as its fast path writes it (src/protocol/invoke_answer.ts). */
 const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(\d+),"result":/;
+/** A success's value text in the answer's result (`laneAnswerLine`). */
+const VALUE_HEAD = `{${LANE_VALUE_KEY}"`;
 
 /** What the parent granted with a token. */
 type Grant = Omit<LaneMessage, "type" | "runId" | "token">;
@@ -249,6 +251,21 @@ class Lane {
     this.#pending.delete(id);
     if (json === undefined) {
       pending.settle(pending.fallback());
+      return;
+    }
+    if (json.startsWith(VALUE_HEAD)) {
+      let text: unknown;
+      try {
+        text = JSON.parse(json.slice(VALUE_HEAD.length - 1, -1));
+      } catch {
+        text = undefined;
+      }
+      if (typeof text !== "string") {
+        pending.settle(pending.fallback());
+        return;
+      }
+      pending.onLane();
+      pending.settle({ ok: true, valueJson: text });
       return;
     }
     pending.onLane();
