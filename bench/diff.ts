@@ -7,6 +7,11 @@
  *       bookworm's lua5.1 … lua5.4 source packages), from `apt-get source`;
  *       SQLite 3.40.1 as released vs Debian's security-patched 3.40.1-2+deb12u2 (the only SQLite
  *       source here: two upstream releases are not available);
+ *       and four libraries in two releases each, one a copy CMake 3.25.1 vendors (Debian's cmake
+ *       source, Utilities/cm*) and the other Debian bookworm's own package: zlib 1.2.12 → 1.2.13,
+ *       zstd 1.5.0 → 1.5.4, liblzma (xz) 5.2.5 → 5.4.1, Expat 2.4.6 → 2.5.0 (Debian's, with its
+ *       CVE patches). Each library is compiled into a small driver of ours (bench/diff_pairs/, the
+ *       same file for both releases) as sources, not an archive, so all its functions stay;
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
@@ -22,11 +27,13 @@
  * PATH, `rz-diff -t functions` is scored the same way beside each pair (bench/_rizin.ts).
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
- *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
+ *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
+ *                                         "vendored" selects the four library pairs, "zlib", "zstd",
+ *                                         "liblzma", "expat" one each)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases a further score counts a match of an old function with the new function
+ * For the Lua releases and zstd a further score counts a match of an old function with the new function
  * its body moved to, where the new release split it into a thin wrapper (or a macro) under the
  * old name and a new function holding the code (LUA5x_SPLITS, each checked in both sources); the
  * strict score, printed first, is the goal's.
@@ -37,6 +44,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { type Harness, startRemcp } from "../tests/_harness.ts";
@@ -116,6 +124,26 @@ async function sources(): Promise<Record<string, string>> {
   return out;
 }
 
+/** The drivers and configuration headers of the library pairs (ours, beside this file). */
+const DRIVERS = fileURLToPath(new URL("./diff_pairs", import.meta.url));
+
+const unpacked = new Map<string, Promise<string | undefined>>();
+/**
+ * `apt-get source PKG` into the work folder once (unpacked, Debian's patches applied) unless
+ * `dir` is already there; resolves to `dir`'s path, or undefined when it could not be had.
+ */
+function debSource(pkg: string, dir: string): Promise<string | undefined> {
+  let p = unpacked.get(pkg);
+  if (!p) {
+    p = (async () => {
+      if (!(await exists(join(WORK, dir)))) await sh(`apt-get source -qq ${pkg} 2>&1`);
+      return (await exists(join(WORK, dir))) ? join(WORK, dir) : undefined;
+    })();
+    unpacked.set(pkg, p);
+  }
+  return p;
+}
+
 /** Builds `name` unstripped and a stripped copy; returns the unstripped path. */
 async function build(
   name: string,
@@ -126,9 +154,10 @@ async function build(
   const bin = join(WORK, "bin", name);
   if (await exists(`${bin}.stripped`)) return bin;
   await Deno.mkdir(join(WORK, "bin"), { recursive: true });
-  const ok = await sh(
-    `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread && strip -o ${bin}.stripped ${bin}`,
-  );
+  const cmd = `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread`;
+  // The exact command, beside the binaries (the bench's output names where they are).
+  await Deno.writeTextFile(`${bin}.cmd`, `${cmd}\n`);
+  const ok = await sh(`${cmd} && strip -o ${bin}.stripped ${bin}`);
   return ok ? bin : undefined;
 }
 
@@ -137,6 +166,63 @@ const luaSources = (dir: string) =>
   `-I${WORK}/inc -DLUA_USE_POSIX -DLUA_USE_DLOPEN $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c -e print.c | tr '\\n' ' ')`;
 const sqliteSources = (dir: string) =>
   `-DSQLITE_THREADSAFE=0 ${dir}/sqlite3.c ${dir}/shell.c -I${dir}`;
+
+/**
+ * The four libraries, each compiled into its driver (bench/diff_pairs/NAME.c) from a source
+ * folder: every .c file of the library that the release's own build compiles by default, the
+ * same selection rule for both releases. `dir` is zlib's top folder, zstd's lib/, liblzma's
+ * src/ (holding liblzma/ and common/), Expat's lib/.
+ */
+const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
+  zlib: (dir) => `-I${dir} ${DRIVERS}/zlib.c $(ls ${dir}/*.c | tr '\n' ' ')`,
+  // 1.5.4's Huffman decoder has an x86-64 assembly loop that 1.5.0 lacks: its C loop is kept.
+  zstd: (dir) =>
+    `-DZSTD_LEGACY_SUPPORT=0 -DZSTD_DISABLE_ASM -DZSTD_MULTITHREAD -I${dir} ${DRIVERS}/zstd.c ` +
+    `$(ls ${dir}/{common,compress,decompress,dictBuilder,deprecated}/*.c | tr '\n' ' ')`,
+  // Table generators and the size-optimised CRCs are not part of the default library; CMake's
+  // copy leaves out hardware_physmem.c (and the tuklib_physmem.c it needs), so both do.
+  liblzma: (dir) =>
+    `-DHAVE_CONFIG_H -I${DRIVERS}/lzma ` +
+    ["api", "common", "check", "lz", "rangecoder", "lzma", "delta", "simple"]
+      .map((sub) => `-I${dir}/liblzma/${sub}`).join(" ") +
+    ` -I${dir}/common ${DRIVERS}/lzma.c $(find ${dir}/liblzma -name '*.c' | ` +
+    `grep -v -e _tablegen -e _small -e hardware_physmem | sort | tr '\n' ' ') ` +
+    `${dir}/common/tuklib_cpucores.c`,
+  expat: (dir) =>
+    `-I${DRIVERS}/expat -I${dir} ${DRIVERS}/expat.c ${dir}/xmlparse.c ${dir}/xmlrole.c ${dir}/xmltok.c`,
+};
+
+/**
+ * CMake's zlib renames every exported symbol (cm_zlib_mangle.h; crc32 twice, via zlib's own
+ * z_crc32): compared by zlib's names.
+ */
+const unmangleCmZlib = (n: string) => n.replace(/^cm_zlib_/, "").replace(/^z_crc32$/, "crc32");
+
+/**
+ * liblzma 5.4 exported two 5.2 statics under lzma_ names (for its new file-info decoder and
+ * lzma_raw_* checks): same bodies, same role.
+ */
+const lzma54Name = (n: string) =>
+  n === "validate_chain" || n === "index_decoder_init" ? `lzma_${n}` : n;
+
+/**
+ * zstd 1.5.4 builds its copy of xxHash under the ZSTD_ namespace (lib/common/xxhash.h sets
+ * XXH_NAMESPACE), and renamed 1.5.0's exported HUF_getNbBits (symbol table, symbol) to
+ * HUF_getNbBitsFromCTable, reusing the old name for a static helper on one table entry.
+ */
+const zstd154Name = (n: string) =>
+  /^XXH(?:32|64)(?:_(?:canonicalFromHash|copyState|createState|digest|freeState|hashFromCanonical|reset|update))?$|^XXH_versionNumber$/
+      .test(n)
+    ? `ZSTD_${n}`
+    : n === "HUF_getNbBits"
+    ? "HUF_getNbBitsFromCTable"
+    : n;
+/**
+ * Where 1.5.4 moved a 1.5.0 body (see LUA54_SPLITS): 1.5.0's HUF_readDTableX1_wksp is a wrapper
+ * calling HUF_readDTableX1_wksp_bmi2(…, 0); 1.5.4 dropped the _bmi2 function and put its body,
+ * with a flags argument, under the wrapper's name.
+ */
+const ZSTD154_SPLITS = new Map([["HUF_readDTableX1_wksp_bmi2", "HUF_readDTableX1_wksp"]]);
 
 /** Function symbols of an unstripped build: start → name (names unique in the file only). */
 async function symbols(path: string): Promise<Map<number, string>> {
@@ -651,6 +737,49 @@ if (import.meta.main) {
       name: "sqlite 3.40.1 gcc -O2 → clang -O2",
       a: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
       b: sqlite("sqlite", src.sqlite, "clang", "-O2"),
+    },
+  );
+  /** A library built from a folder of an `apt-get source` tree (undefined when missing). */
+  const library = (
+    lib: string,
+    tag: string,
+    pkg: string,
+    tree: string,
+    sub: string,
+  ) =>
+  async () => {
+    const top = await debSource(pkg, tree);
+    return top
+      ? build(`${tag}-gcc-O2`, "gcc", "-O2", LIBRARY_SOURCES[lib]!(join(top, sub)))
+      : undefined;
+  };
+  const cmake = ["cmake", "cmake-3.25.1"] as const;
+  pairs.push(
+    {
+      name: "version: zlib 1.2.12 (vendored in CMake 3.25.1) → 1.2.13 (Debian's zlib) (gcc -O2)",
+      a: library("zlib", "zlib1212", ...cmake, "Utilities/cmzlib"),
+      b: library("zlib", "zlib1213", "zlib", "zlib-1.2.13.dfsg", "."),
+      rename: unmangleCmZlib,
+    },
+    {
+      name: "version: zstd 1.5.0 (vendored in CMake 3.25.1) → 1.5.4 (Debian's libzstd) (gcc -O2)",
+      a: library("zstd", "zstd150", ...cmake, "Utilities/cmzstd/lib"),
+      b: library("zstd", "zstd154", "libzstd", "libzstd-1.5.4+dfsg2", "lib"),
+      rename: zstd154Name,
+      splits: ZSTD154_SPLITS,
+    },
+    {
+      name:
+        "version: liblzma 5.2.5 (vendored in CMake 3.25.1) → 5.4.1 (Debian's xz-utils) (gcc -O2)",
+      a: library("liblzma", "lzma525", ...cmake, "Utilities/cmliblzma"),
+      b: library("liblzma", "lzma541", "xz-utils", "xz-utils-5.4.1", "src"),
+      rename: lzma54Name,
+    },
+    {
+      name:
+        "version: expat 2.4.6 (vendored in CMake 3.25.1) → 2.5.0-1+deb12u2 (Debian's expat) (gcc -O2)",
+      a: library("expat", "expat246", ...cmake, "Utilities/cmexpat/lib"),
+      b: library("expat", "expat250", "expat", "expat-2.5.0", "expat/lib"),
     },
   );
   const rz = rizinForBench();
