@@ -10,15 +10,20 @@
  *       and four libraries in two releases each, one a copy CMake 3.25.1 vendors (Debian's cmake
  *       source, Utilities/cm*) and the other Debian bookworm's own package: zlib 1.2.12 → 1.2.13,
  *       zstd 1.5.0 → 1.5.4, liblzma (xz) 5.2.5 → 5.4.1, Expat 2.4.6 → 2.5.0 (Debian's, with its
- *       CVE patches). Each library is compiled into a small driver of ours (bench/diff_pairs/, the
- *       same file for both releases) as sources, not an archive, so all its functions stay;
+ *       CVE patches, and as released). Each library is compiled into a small driver of ours
+ *       (bench/diff_pairs/, the same file for both releases) as sources, not an archive, so all
+ *       its functions stay. SQLite 3.15.2 as SQLCipher 3.4.1 forked it (its codec on) → 3.40.1:
+ *       six years of SQLite releases under a fork's additions;
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
- * as .isra.0 ignored; across Lua releases, the functions the newer one renamed count by their
- * new name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES);
+ * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
+ * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, lzma54Name, zstd154Name, and CMake's zlib
+ * by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
+ * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
+ * from b and b name from a ("one-sided": often a rename or split no table above lists yet).
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
  * files as the reference. Speed on two large stripped binaries of one source (no symbols, so no
  * accuracy): QEMU's aarch64 user-mode emulator for little- and big-endian guests (4.7 MB each)
@@ -29,14 +34,16 @@
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
  *                                         "vendored" selects the four library pairs, "zlib", "zstd",
- *                                         "liblzma", "expat" one each)
+ *                                         "liblzma", "expat" one each, "SQLCipher" the fork)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *
+ * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
+ *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases and zstd a further score counts a match of an old function with the new function
- * its body moved to, where the new release split it into a thin wrapper (or a macro) under the
- * old name and a new function holding the code (LUA5x_SPLITS, each checked in both sources); the
- * strict score, printed first, is the goal's.
+ * For the Lua releases and zstd a further score counts a match of an old function with the new
+ * function its body moved to, where the new release split it into a thin wrapper (or a macro)
+ * under the old name and a new function holding the code (LUA5x_SPLITS, ZSTD154_SPLITS, each
+ * checked in both sources); the strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
  * state folder: new workers, analyses and diffing features read from the databases' stores.
@@ -249,6 +256,12 @@ interface Scored {
   splitAware?: { precision: number; recall: number; f1: number; correct: number };
   /** Wrong pairs by the round that matched them. */
   wrong: Record<string, number>;
+  /**
+   * Wrong pairs whose a name is not in b and whose b name is not in a (names unique in their
+   * build): a function renamed, split or replaced that the truth by names does not follow —
+   * beside pairs where one side's true partner exists, which are wrong whatever the names.
+   */
+  oneSided: number;
   truth: number;
   matched: number;
   judged: number;
@@ -461,6 +474,11 @@ async function score(
   const broad = { precision: sb.precision, recall: sb.recall, f1: sb.f1 };
   const wrong: Record<string, number> = {};
   for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
+  const namesA = new Set(symA.values());
+  const namesB = new Set(symB.values());
+  const isOneSided = (i: number) =>
+    !namesB.has(symA.get(Number(rows[i]!.a_start))!) &&
+    !namesA.has(symB.get(Number(rows[i]!.b_start))!);
   const pairName = (i: number) => {
     const r = rows[i]!;
     return [symA0.get(Number(r.a_start)), symB.get(Number(r.b_start))] as const;
@@ -484,7 +502,11 @@ async function score(
   if (Deno.env.get("REMCP_BENCH_MISSES") === "1") {
     for (const i of s.wrong) {
       const [na, nb] = pairName(i);
-      console.log(`  wrong: ${na} → ${nb} (${rows[i]!.round}, similarity ${rows[i]!.similarity})`);
+      console.log(
+        `  wrong: ${na} → ${nb} (${rows[i]!.round}, similarity ${rows[i]!.similarity}${
+          isOneSided(i) ? ", one-sided" : ""
+        })`,
+      );
     }
     const matchedA = new Map(rows.map((r) => [Number(r.a_start), Number(r.b_start)]));
     const matchedB = new Set(rows.map((r) => Number(r.b_start)));
@@ -508,6 +530,7 @@ async function score(
     broad,
     ...(splitAware ? { splitAware } : {}),
     wrong,
+    oneSided: s.wrong.filter(isOneSided).length,
     truth: s.truth,
     matched: rows.length,
     judged: s.judged,
@@ -754,6 +777,37 @@ if (import.meta.main) {
       : undefined;
   };
   const cmake = ["cmake", "cmake-3.25.1"] as const;
+  /** Expat 2.5.0 as released: the orig tarball `apt-get source expat` fetched, unpatched. */
+  const expatReleased = async () => {
+    if (!(await debSource("expat", "expat-2.5.0"))) return undefined;
+    const dir = join(WORK, "libexpat-R_2_5_0");
+    if (!(await exists(dir)) && !(await sh("tar xzf expat_2.5.0.orig.tar.gz"))) return undefined;
+    return build(
+      "expat250orig-gcc-O2",
+      "gcc",
+      "-O2",
+      LIBRARY_SOURCES.expat!(join(dir, "expat/lib")),
+    );
+  };
+  /**
+   * SQLCipher 3.4.1's SQLite 3.15.2: its amalgamation only compiles with the codec on (it
+   * inlines btreeInt.h inside the codec's section), so the fork's ~90 functions and OpenSSL's
+   * libcrypto come along.
+   */
+  const sqlcipher = async () => {
+    const dir = await debSource("sqlcipher", "sqlcipher-3.4.1");
+    if (!dir) return undefined;
+    if (
+      !(await exists(join(dir, "sqlite3.c"))) &&
+      !(await sh("./configure -q >/dev/null && make -s sqlite3.c shell.c", dir))
+    ) return undefined;
+    return build(
+      "sqlite3152-gcc-O2",
+      "gcc",
+      "-O2",
+      `-DSQLITE_HAS_CODEC -DSQLCIPHER_CRYPTO_OPENSSL ${sqliteSources(dir)} -lcrypto`,
+    );
+  };
   pairs.push(
     {
       name: "version: zlib 1.2.12 (vendored in CMake 3.25.1) → 1.2.13 (Debian's zlib) (gcc -O2)",
@@ -781,6 +835,17 @@ if (import.meta.main) {
       a: library("expat", "expat246", ...cmake, "Utilities/cmexpat/lib"),
       b: library("expat", "expat250", "expat", "expat-2.5.0", "expat/lib"),
     },
+    {
+      name: "version: expat 2.4.6 (vendored in CMake 3.25.1) → 2.5.0 as released (gcc -O2)",
+      a: library("expat", "expat246", ...cmake, "Utilities/cmexpat/lib"),
+      b: expatReleased,
+    },
+    {
+      name:
+        "version: sqlite 3.15.2 (SQLCipher 3.4.1's fork, codec on) → 3.40.1 as released (gcc -O2)",
+      a: sqlcipher,
+      b: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
+    },
   );
   const rz = rizinForBench();
   if ("reason" in rz) console.log(`rz-diff side by side skipped: ${rz.reason}`);
@@ -804,7 +869,8 @@ if (import.meta.main) {
           } s ` +
           `vs open+analysis ${r.openSeconds.toFixed(1)} s (${
             (r.diffSeconds / r.openSeconds).toFixed(2)
-          }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
+          }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}; one-sided (a's name ` +
+          `not in b, b's not in a): ${r.oneSided}`,
       );
       console.log(
         `  matching "broad": precision ${r.broad.precision.toFixed(3)}, recall ` +
