@@ -162,8 +162,14 @@ async function build(
   if (await exists(`${bin}.stripped`)) return bin;
   await Deno.mkdir(join(WORK, "bin"), { recursive: true });
   const cmd = `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread`;
-  // The exact command, beside the binaries (the bench's output names where they are).
-  await Deno.writeTextFile(`${bin}.cmd`, `${cmd}\n`);
+  // The exact command beside the binaries, its file lists expanded as bash runs it.
+  const expanded = await new Deno.Command("bash", {
+    args: ["-c", `echo ${cmd}`],
+    cwd: WORK,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  await Deno.writeFile(`${bin}.cmd`, expanded.stdout);
   const ok = await sh(`${cmd} && strip -o ${bin}.stripped ${bin}`);
   return ok ? bin : undefined;
 }
