@@ -335,12 +335,17 @@ const LUA54_RENAMES = new Map([
  * function that holds the 5.3 body. luaL_prepbuffsize is `return prepbuffsize(B, sz, -1)`,
  * luaO_arith calls luaO_rawarith then luaT_trybinTM, codebinexpval calls finishbinexpval;
  * 5.3's luaT_callTM(…, hasres) became luaT_callTM (no result) and luaT_callTMres (result).
+ * 5.4's luaF_close calls luaF_closeupval (5.3's loop over open upvalues) and then closes the
+ * to-be-closed variables; its luaB_costatus is `statname[auxstatus(L, co)]`, the switch of
+ * 5.3's luaB_costatus moved to auxstatus.
  */
 const LUA54_SPLITS = new Map([
   ["luaL_prepbuffsize", "prepbuffsize"],
   ["luaO_arith", "luaO_rawarith"],
   ["codebinexpval", "finishbinexpval"],
   ["luaT_callTM", "luaT_callTMres"],
+  ["luaF_close", "luaF_closeupval"],
+  ["luaB_costatus", "auxstatus"],
 ]);
 
 /**
@@ -358,6 +363,9 @@ const LUA53_RENAMES = new Map([
   ["luaG_aritherror", "luaG_opinterror"],
   // String to number for the lexer and lua_stringtonumber; 5.3's also makes integers.
   ["luaO_str2d", "luaO_str2num"],
+  // loadlib.c's C-library loader and lua.c's read-eval-print loop, same bodies.
+  ["ll_loadfunc", "lookforfunc"],
+  ["dotty", "doREPL"],
 ]);
 const lua53Name = (n: string) => LUA53_RENAMES.get(n) ?? n;
 
@@ -400,20 +408,34 @@ const LUA52_RENAMES = new Map([
   ["io_gc", "f_gc"],
   // lvm.c's arithmetic fallback, same parameters, exported.
   ["Arith", "luaV_arith"],
+  // lvm.c's equality metamethod lookup, the same body, used for TM_EQ only in both.
+  ["get_compTM", "get_equalTM"],
+  // lobject.c's log2 by table, called at the same two sites of ltable.c: 5.1's through the
+  // ceillog2 macro (x - 1, + 1), 5.2's with both folded in.
+  ["luaO_log2", "luaO_ceillog2"],
 ]);
 /**
  * Where 5.3 and 5.2 moved an old body (see LUA54_SPLITS): 5.3's luaV_gettable/settable are
  * macros around a fast path that call luaV_finishget/finishset with the 5.2 loop; 5.2's
  * luaB_tostring is `luaL_tolstring(L, 1, NULL)` on 5.1's body, and 5.2's primaryexp kept the
- * name and prefix while the suffix loop of 5.1's went to suffixedexp.
+ * name and prefix while the suffix loop of 5.1's went to suffixedexp. 5.3's luaH_getstr picks
+ * between luaH_getshortstr (5.2's luaH_getstr) and the generic lookup; 5.2's check_next (save
+ * the current character if in a set) became check_next2 for the two-character sets and
+ * check_next1 (no save) for the single ones. 5.2's findfile reads the path and calls searchpath,
+ * which holds 5.1's findfile loop; its gethooktable is a macro around luaL_getsubtable, the
+ * body of 5.1's gethooktable made general.
  */
 const LUA53_SPLITS = new Map([
   ["luaV_gettable", "luaV_finishget"],
   ["luaV_settable", "luaV_finishset"],
+  ["luaH_getstr", "luaH_getshortstr"],
+  ["check_next", "check_next2"],
 ]);
 const LUA52_SPLITS = new Map([
   ["luaB_tostring", "luaL_tolstring"],
   ["primaryexp", "suffixedexp"],
+  ["findfile", "searchpath"],
+  ["gethooktable", "luaL_getsubtable"],
 ]);
 const lua52Name = (n: string) => LUA52_RENAMES.get(n) ?? n;
 

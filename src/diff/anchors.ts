@@ -6,6 +6,7 @@
  */
 import type { Match, MatchState } from "./match_state.ts";
 import { MutualBest } from "./mutual.ts";
+import { OrderDrift, ranks } from "./order_drift.ts";
 import { similarity } from "./similarity.ts";
 
 /** Thresholds of {@link anchorRound}. */
@@ -19,6 +20,12 @@ export interface AnchorOptions {
   minCommon?: number;
   /** Whether a pair that keeps the address order between matched neighbours scores more. */
   order?: boolean;
+  /**
+   * Pairs are not made that stray from their matched neighbours' address order by more than
+   * `factor` times the order noise of the two binaries, and more than `floor` functions
+   * ({@link OrderDrift}).
+   */
+  drift?: { factor: number; floor: number };
 }
 
 /**
@@ -34,13 +41,17 @@ export const ANCHOR_DEFAULTS: AnchorOptions = { round: "anchors", minScore: 0.72
  * 0.936 → 0.947, SQLite gcc → clang 0.551 → 0.608) and F1 with it, at some precision (Lua
  * 5.3 → 5.4 0.984 → 0.980; 49 right pairs and 14 wrong over the Lua pairs). Two neighbours
  * instead of three lowered F1 on Lua 5.1 → 5.2; requiring address order kept precision but gave
- * back most of the recall.
+ * back most of the recall. A pair is not made that strays more than 40 functions (or 8 times the
+ * binaries' order noise) from its neighbours' partners: on the Lua pairs the wrong pairs of the
+ * round strayed 84–333 functions (look-alikes from another source file), the right ones at most
+ * 26; SQLite's pairs, with much more order noise, were untouched.
  */
 export const ANCHOR_WEAK: AnchorOptions = {
   round: "anchors:weak",
   minScore: 0.55,
   margin: 0.25,
   minCommon: 3,
+  drift: { factor: 8, floor: 40 },
 };
 
 /**
@@ -114,7 +125,7 @@ export function anchorCandidates(
  * How alike the numbers of callers and callees of `a[i]` and `b[j]` are: a function that lost
  * its only caller to inlining (or gained callees by absorbing one) reads as unlike.
  */
-function degreeLikeness(s: MatchState, i: number, j: number): number {
+export function degreeLikeness(s: MatchState, i: number, j: number): number {
   const r = (x: number, y: number) => (Math.min(x, y) + 1) / (Math.max(x, y) + 1);
   return r(s.graphA.callers[i]!.length, s.graphB.callers[j]!.length) *
     r(s.graphA.callees[i]!.length, s.graphB.callees[j]!.length);
@@ -149,7 +160,16 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
       if (score >= opts.minScore) best.offer(i, j, score);
     }
   }
-  return best.pairInto(s, opts.margin, opts.round);
+  if (!opts.drift) return best.pairInto(s, opts.margin, opts.round);
+  const { factor, floor } = opts.drift;
+  const drift = new OrderDrift(s);
+  let made = 0;
+  for (const [i, j] of best.chosen(opts.margin)) {
+    if (drift.strays(i, j, factor, floor)) continue;
+    s.pair(i, j, opts.round);
+    made++;
+  }
+  return made;
 }
 
 /**
@@ -158,12 +178,18 @@ export function anchorRound(s: MatchState, opts: AnchorOptions): number {
  * than `margin`, with every other pair in place: the anchors that placed the pair were too few
  * when it was made (Lua 5.1's luaB_dofile went to 5.2's luaB_loadfile while luaB_dofile, placed
  * better once its neighbours were matched, stayed free). On bench/diff.ts, with a margin of 0.1,
- * every pair taken back was wrong.
+ * every pair taken back was wrong. With `reverseMargin`, also the pairs that an unmatched
+ * candidate of `b[j]` in `a` outscores by more than that (Lua 5.2's lua_replace went to 5.3's
+ * lua_copy while 5.2's lua_copy stayed free), both scored without the address-order bonus: with
+ * 0.1 on bench/diff.ts, Lua 5.2 → 5.3 gained 2 right pairs and lost a wrong one, SQLite -O2 →
+ * -O3 lost a wrong one and gcc → clang gained 2 right ones and lost 2 wrong ones (with 0.15 -O2
+ * → -O3 lost a right one; with 0.2 and 0.3 SQLite stayed as it was).
  */
 export function outscoredPairs(
   s: MatchState,
   margin: number,
   rounds: readonly string[],
+  reverseMargin?: number,
 ): Set<Match> {
   const out = new Set<Match>();
   // The nearest matched functions around a[i] never include a[i] itself: one snapshot serves
@@ -180,15 +206,53 @@ export function outscoredPairs(
     const mine = own ? anchorScore(s, m.a, m.b, own.dice, between(m.b)) : 0;
     s.partnerA[m.a] = m.b;
     s.partnerB[m.b] = m.a;
+    let beaten = false;
     for (const [j, c] of cands) {
       if (j === m.b || c.common < 2) continue;
       if (anchorScore(s, m.a, j, c.dice, between(j)) > mine + margin) {
-        out.add(m);
+        beaten = true;
         break;
       }
     }
+    if (!beaten && reverseMargin !== undefined) {
+      // The other way round: an unmatched function of `a` placed better as b[m.b]'s partner.
+      // Without the address-order bonus on either side: the snapshot's order around a[k] holds
+      // this very pair, and would place b[m.b] nowhere but next to a[m.a].
+      s.partnerA[m.a] = -1;
+      s.partnerB[m.b] = -1;
+      const plain = own ? anchorScore(s, m.a, m.b, own.dice, false) : 0;
+      for (const k of freeAroundB(s, m.b)) {
+        if (k === m.a) continue;
+        const c = anchorCandidates(s, k).get(m.b);
+        if (!c || c.common < 2) continue;
+        if (anchorScore(s, k, m.b, c.dice, false) > plain + reverseMargin) {
+          beaten = true;
+          break;
+        }
+      }
+      s.partnerA[m.a] = m.b;
+      s.partnerB[m.b] = m.a;
+    }
+    if (beaten) out.add(m);
   }
   return out;
+}
+
+/**
+ * The unmatched functions of `a` next to the partners of `b[j]`'s matched callers and callees:
+ * where `b[j]`'s candidates by call-graph position are.
+ */
+export function freeAroundB(s: MatchState, j: number): Set<number> {
+  const around = new Set<number>();
+  for (const role of ["callers", "callees"] as const) {
+    for (const q of s.graphB[role][j]!) {
+      const p = s.partnerB[q]!;
+      if (p === -1) continue;
+      for (const k of s.graphA.callers[p]!) if (s.partnerA[k] === -1) around.add(k);
+      for (const k of s.graphA.callees[p]!) if (s.partnerA[k] === -1) around.add(k);
+    }
+  }
+  return around;
 }
 
 /**
@@ -247,12 +311,6 @@ export class AddressOrder {
     const hi = this.#hi[this.#rankA[i]!]!;
     return (j) => this.#rankB[j]! > lo && this.#rankB[j]! < hi;
   }
-}
-
-function ranks(order: number[]): Int32Array {
-  const out = new Int32Array(order.length);
-  order.forEach((x, r) => out[x] = r);
-  return out;
 }
 
 /**

@@ -174,6 +174,34 @@ Deno.test("outscoredPairs() keeps a pair placed as well as any free candidate", 
   assert.equal(outscoredPairs(pairedEarly(3), 0.1, ["anchors"]).size, 0);
 });
 
+/**
+ * The mirror of pairedEarly(4): main calls x and w in a, and y in b; x was paired with y when
+ * only main was matched, and y's two callees are now matched to w's.
+ */
+function pairedEarlyInA() {
+  const a = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_x"), fn("sub_w")];
+  const b = [fn("main"), fn("leaf1"), fn("leaf2"), fn("sub_y")];
+  calls(a[0]!, a[3]!, a[4]!);
+  calls(a[4]!, a[1]!, a[2]!);
+  calls(b[0]!, b[3]!);
+  calls(b[3]!, b[1]!, b[2]!);
+  const s = new MatchState(a, b);
+  s.pair(3, 3, "anchors");
+  matched(s, 0, 1, 2);
+  return s;
+}
+
+Deno.test("outscoredPairs() with a reverse margin finds a pair that a free function of a now outscores", () => {
+  // Lua 5.2's lua_replace went to 5.3's lua_copy while 5.2's own lua_copy stayed free.
+  const s = pairedEarlyInA();
+  assert.equal(outscoredPairs(s, 0.1, ["anchors"]).size, 0);
+  const out = outscoredPairs(s, 0.1, ["anchors"], 0.2);
+  assert.deepEqual([...out].map((m) => [m.a, m.b]), [[3, 3]]);
+  // A margin the free function does not clear keeps the pair.
+  assert.equal(outscoredPairs(s, 0.1, ["anchors"], 5).size, 0);
+  assert.equal(s.partnerA[3], 3);
+});
+
 /** main calls `inA` tiny functions in a and `inB` in b; only main is matched. */
 function tinyCallees(inA: number, inB: number) {
   const tiny = { instructions: 4, blocks: 1, edges: 0 };
@@ -199,4 +227,31 @@ Deno.test("soleCandidateRound() pairs each other's only candidate, however small
 Deno.test("soleCandidateRound() leaves a candidate that either side shares", () => {
   assert.equal(soleCandidateRound(tinyCallees(2, 1), 0.65, "anchors:sole"), 0);
   assert.equal(soleCandidateRound(tinyCallees(1, 2), 0.65, "anchors:sole"), 0);
+});
+
+Deno.test("anchorRound() with a drift limit leaves a pair far from its neighbours' partners in address order", () => {
+  // a: 120 functions in order; x (a[30]) sits among them and calls a[0..2]. b: the same 120,
+  // and x's look-alike y, 90 functions further on, calls the same three.
+  const n = 120;
+  const a = Array.from({ length: n }, (_, k) => fn(`f${k}`));
+  const b = Array.from({ length: n }, (_, k) => fn(`f${k}`));
+  const x = a[30]!;
+  x.name = "sub_30";
+  calls(x, a[0]!, a[1]!, a[2]!);
+  const y = fn("sub_far", { instructions: 10 });
+  b.push(y);
+  calls(y, b[0]!, b[1]!, b[2]!);
+  b[30]!.name = "sub_gone";
+  const run = (drift: boolean) => {
+    const s = new MatchState(a, b);
+    for (let k = 0; k < n; k++) if (k !== 30) s.pair(k, k, "bytes");
+    const { drift: _, ...noDrift } = ANCHOR_WEAK;
+    return { made: anchorRound(s, drift ? ANCHOR_WEAK : noDrift), s };
+  };
+  const loose = run(false);
+  assert.equal(loose.made, 1);
+  assert.equal(loose.s.partnerA[30], n);
+  const strict = run(true);
+  assert.equal(strict.made, 0);
+  assert.equal(strict.s.partnerA[30], -1);
 });

@@ -27,7 +27,7 @@ export interface ConsistencyOptions {
 export const CONSISTENCY_DEFAULTS: ConsistencyOptions = {
   minAgree: 0.45,
   trustSimilarity: 0.9,
-  trustRounds: ["sequence", "sequence:similarity"],
+  trustRounds: ["sequence", "sequence:similarity", "wrappers"],
 };
 
 /**

@@ -24,6 +24,8 @@ import { CONSISTENCY_DEFAULTS, withdrawContradicted } from "./consistency.ts";
 import { identical, similarity } from "./similarity.ts";
 import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
 import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
+import { strayPairs } from "./order_drift.ts";
+import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -127,6 +129,33 @@ const TIE_KEYS: Round[] = [{ round: "bytes", key: BYTES }, {
   round: "mnemonics",
   key: MNEMONICS,
 }];
+
+/**
+ * Rounds whose pairs the outscored check may take back (prefixes of the round names): pairs of
+ * call-graph position, and of keys a look-alike can share with a function whose own partner one
+ * side inlined (Lua 5.3's `db_upvalueid`, holding `checkupval`, paired by its strings with 5.4's
+ * `checkupval` while 5.4's `db_upvalueid` stood free where it stood). On bench/diff.ts adding
+ * `strings`, `sequence:similarity` and `mnemonic_set` took back 4 wrong pairs and no right one
+ * over the Lua pairs, and nothing on SQLite; `call_graph:strings`, `call_graph:cfg` and
+ * `imports+cfg` took back right ones too.
+ */
+const OUTSCORED_ROUNDS = [
+  "anchors",
+  "call_graph:similarity",
+  "strings",
+  "sequence:similarity",
+  "mnemonic_set",
+];
+
+/**
+ * How far a pair of call-graph position may stray from its matched neighbours' address order once
+ * every round has run ({@link strayPairs}): further than the weak round allows while it pairs,
+ * since the pairs of the stronger rounds have more evidence of their own. On bench/diff.ts this
+ * took back 2 wrong pairs (Lua 5.1 → 5.2, SQLite -O2 → -O3) and no right one; looking at pairs of
+ * `strings` and `call_graph:similarity` as well took back 5 more wrong pairs and 2 right ones,
+ * functions Lua 5.2 moved to another source file (its coroutine library out of lbaselib.c).
+ */
+const STRAY = { factor: 12, floor: 64 };
 
 /** Matches the functions of `a` against those of `b`, in one go. */
 export function matchFunctions(
@@ -330,14 +359,25 @@ export function* matchSteps(
   // than rightly on bench/diff.ts (each of them right, what they led to often not).
   yield* callOrder();
 
+  if (!options.broad) {
+    const before = s.matches.length;
+    wrapperRound(s, WRAPPER_DEFAULTS);
+    report(WRAPPER_DEFAULTS.round, before);
+    yield;
+  }
+
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
   // pairs are never made again), then the check on what they made. Broad matching asks for more
   // pairs at some precision: it keeps every pair it found.
   for (let pass = 0; !options.broad; pass++) {
     const before = s.matches.length;
-    // First the pairs of call-graph position that a free candidate now outscores, once.
+    // First the pairs of call-graph position that a free candidate now outscores, or that stray
+    // far from their neighbours' address order, once.
     const outscored = pass === 0
-      ? outscoredPairs(s, 0.1, ["anchors", "call_graph:similarity"])
+      ? new Set([
+        ...outscoredPairs(s, 0.1, OUTSCORED_ROUNDS, 0.1),
+        ...strayPairs(s, ["anchors"], STRAY.factor, STRAY.floor),
+      ])
       : [];
     s.withdraw(new Set(outscored));
     const gone = [...outscored, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];

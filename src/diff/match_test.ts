@@ -107,3 +107,30 @@ Deno.test("matchFunctions() with broad pairs by matched callers and callees alon
   assert.equal(m?.b, 0);
   assert.equal(m?.round, "anchors:broad");
 });
+
+Deno.test("matchFunctions() takes back a pair of shared strings that a free function placed better outscores", () => {
+  // Lua 5.3's db_upvalueid held checkupval inlined: it has the strings of 5.4's checkupval,
+  // while 5.4's db_upvalueid, without them, calls what 5.3's called and sits where it sat.
+  const leaves = ["checkinteger", "checktype", "upvalueid", "pushlightuserdata"];
+  const a = [
+    ...leaves.map((n) => fn(n)),
+    fn("sub_a4", { strings: ["invalid upvalue index"], instructions: 34 }),
+    fn("upvaluejoin"),
+  ];
+  const b = [
+    ...leaves.map((n) => fn(n)),
+    fn("sub_b4", { strings: ["invalid upvalue index"], instructions: 42 }),
+    fn("sub_b5", { instructions: 32 }),
+    fn("upvaluejoin"),
+  ];
+  calls(a[4]!, a[0]!, a[1]!, a[2]!, a[3]!);
+  calls(a[5]!, a[0]!, a[1]!);
+  calls(b[5]!, b[0]!, b[1]!, b[2]!, b[3]!);
+  calls(b[4]!, b[0]!, b[1]!);
+  calls(b[6]!, b[4]!);
+  const r = matchFunctions(a, b);
+  const of = (i: number) => r.matches.find((m) => m.a === i);
+  assert.equal(of(4)?.b, 5);
+  assert.ok(r.rounds.some((x) => x.round === "withdrawn" && x.matched < 0));
+  assert.ok(!r.matches.some((m) => m.b === 4));
+});
