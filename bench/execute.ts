@@ -12,13 +12,17 @@
  *  (c) bytes the client receives for "summarise the ten largest functions", by single calls
  *      vs by one execute.
  *
+ * A process sandbox runs once with invoke lanes (REMCP_LANES=1, the default: invokes go straight
+ * to the worker once granted) and once without (`process/nolanes`, every invoke through the
+ * supervisor), per `--lanes on,off`; the ratio between the two is printed at N = 100.
+ *
  * Before anything is timed, each sandbox server runs `--warm` invokes (default 2,000) in executes
  * of 100: V8 compiles QuickJS's WebAssembly with its optimizing tier only after it ran a while,
  * so a new sandbox process spends its first ~1,000 invokes at up to twice the CPU per invoke
  * (docs/ARCHITECTURE.md §7); the goal is about a warm sandbox. `--warm 0` measures a cold one.
  *
  *   deno run -A bench/execute.ts [--tool get_database_info] [--sandbox process,thread]
- *     [--callee pipe:auto,socket:auto,pipe:stream] [--rounds 9] [--warm 2000] [binary]
+ *     [--lanes on,off] [--callee pipe:auto,socket:auto,pipe:stream] [--rounds 9] [--warm 2000] [binary]
  */
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
@@ -30,6 +34,7 @@ const { values, positionals } = parseArgs({
   options: {
     tool: { type: "string", default: "get_database_info" },
     sandbox: { type: "string", default: "process,thread" },
+    lanes: { type: "string", default: "on,off" },
     rounds: { type: "string", default: "9" },
     warm: { type: "string", default: "2000" },
     callee: { type: "string", default: "pipe:auto,socket:auto,pipe:stream" },
@@ -38,7 +43,19 @@ const { values, positionals } = parseArgs({
 });
 const FILE = positionals[0] ?? fixture("elf_x86_64_gcc_O2");
 const TOOL = values.tool;
-const KINDS = values.sandbox.split(",").filter((k) => k !== "");
+const LANES = values.lanes.split(",").filter((l) => l !== "");
+/** Each server's label and environment: a process sandbox once per `--lanes` setting. */
+const SANDBOXES: [string, Record<string, string>][] = values.sandbox.split(",")
+  .filter((k) => k !== "")
+  .flatMap((kind) =>
+    kind !== "process" ? [[kind, { REMCP_SANDBOX: kind }] as [string, Record<string, string>]] : (
+      LANES.map((l): [string, Record<string, string>] => [
+        l === "off" ? "process/nolanes" : "process",
+        { REMCP_SANDBOX: kind, REMCP_LANES: l === "off" ? "0" : "1" },
+      ])
+    )
+  );
+const KINDS = SANDBOXES.map(([label]) => label);
 const ROUNDS = Number(values.rounds);
 const REPS = 15;
 const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
@@ -56,8 +73,8 @@ for (const spec of values.callee.split(",").filter((c) => c !== "")) {
   ]);
 }
 const servers: [string, Harness][] = [];
-for (const kind of KINDS) {
-  servers.push([kind, await startRemcp({ env: { ...env, REMCP_SANDBOX: kind } })]);
+for (const [label, sandboxEnv] of SANDBOXES) {
+  servers.push([label, await startRemcp({ env: { ...env, ...sandboxEnv } })]);
 }
 const h = servers[0]![1];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -141,7 +158,7 @@ try {
   );
   console.log(
     `    N   ${callees.map(([c]) => c.padStart(22)).join("")}${
-      KINDS.map((k) => `execute (${k})`.padStart(18)).join("")
+      KINDS.map((k) => `execute (${k})`.padStart(26)).join("")
     }   speedup over ${callees[0]![0]}`,
   );
   for (const n of [1, 10, 100]) {
@@ -184,9 +201,17 @@ try {
     const execs = KINDS.map((k) => median(times.get(k)!));
     console.log(
       `${String(n).padStart(5)}   ${clients.map((c) => c.toFixed(2).padStart(22)).join("")}${
-        execs.map((e) => e.toFixed(2).padStart(18)).join("")
+        execs.map((e) => e.toFixed(2).padStart(26)).join("")
       }   ${execs.map((e) => `${(client / e).toFixed(2)}×`).join(" ")}`,
     );
+    if (n === 100 && times.has("process") && times.has("process/nolanes")) {
+      const on = median(times.get("process")!);
+      const off = median(times.get("process/nolanes")!);
+      console.log(
+        `      lanes: execute (process) ${(off / on).toFixed(2)}× faster than without lanes ` +
+          `(${on.toFixed(2)} against ${off.toFixed(2)} ms)`,
+      );
+    }
     if (n === 100 && Deno.build.os === "linux") {
       const per = (k: string, m = cpu) => (median(m.get(k)!) / n).toFixed(3);
       console.log(

@@ -2,7 +2,8 @@
  * What an `invoke` costs against a client's call, in one run: N sequential calls of one tool from
  * a real stdio client, against one `execute` (sent by the same client to the same server, sandbox
  * warm) whose script makes the same N calls with `await invoke(...)`, on a server whose sandbox is a
- * thread (`REMCP_SANDBOX=thread`) and on one whose sandbox is a process (the default). Also the
+ * thread (`REMCP_SANDBOX=thread`), on one whose sandbox is a process (the default, with invoke
+ * lanes) and on a process one without lanes (`REMCP_LANES=0`). Also the
  * split: the dispatcher called in-process (the worker hop alone) and the same script run
  * in-process. Every way is timed round by round, interleaved, so a busy machine's drift hits each
  * alike. Prints medians in ms per call and the ratios (goal: invokes >= 2x faster than client
@@ -46,11 +47,13 @@ const ctx: CallContext = {
 const env = { REMCP_CHECK_OUTPUT: "0", REMCP_LOG_LEVEL: "error" };
 const h = await startRemcp({ env: { ...env, REMCP_SANDBOX: "thread" } });
 const hp = await startRemcp({ env: { ...env, REMCP_SANDBOX: "process" } });
+// The same process sandbox without invoke lanes: every invoke through the supervisor.
+const hn = await startRemcp({ env: { ...env, REMCP_SANDBOX: "process", REMCP_LANES: "0" } });
 try {
   const opened = await sup.callTool("open_database", { path: FILE }, ctx);
   const database = String(opened.structuredContent?.database);
   await sup.callTool("wait_for_analysis", {}, ctx);
-  for (const server of [h, hp]) {
+  for (const server of [h, hp, hn]) {
     await server.client.callTool({ name: "open_database", arguments: { path: FILE } });
     await server.client.callTool({ name: "wait_for_analysis", arguments: {} });
   }
@@ -90,9 +93,19 @@ try {
       failed(await h.client.callTool({ name: "execute", arguments: { code } }) as never),
     executeProcess: async () =>
       failed(await hp.client.callTool({ name: "execute", arguments: { code } }) as never),
+    executeNoLanes: async () =>
+      failed(await hn.client.callTool({ name: "execute", arguments: { code } }) as never),
   };
   for (let i = 0; i < WARM / N; i++) {
-    for (const way of [ways.inProcess!, ways.onThisLoop!, ways.execute!, ways.executeProcess!]) {
+    for (
+      const way of [
+        ways.inProcess!,
+        ways.onThisLoop!,
+        ways.execute!,
+        ways.executeProcess!,
+        ways.executeNoLanes!,
+      ]
+    ) {
       await way();
     }
   }
@@ -110,11 +123,13 @@ try {
   console.log(`  invoke, execute run in-process:              ${m.inProcess!.toFixed(3)}`);
   console.log(`  invoke, QuickJS on this event loop:          ${m.onThisLoop!.toFixed(3)}`);
   console.log(`  invoke, execute sent by a stdio client:      ${m.executeProcess!.toFixed(3)}`);
+  console.log(`  the same, without lanes (REMCP_LANES=0):      ${m.executeNoLanes!.toFixed(3)}`);
   console.log(`  the same, sandbox in a thread:               ${m.execute!.toFixed(3)}`);
   console.log(`  stdio client call:                           ${m.client!.toFixed(3)}`);
   console.log(`  sandbox cost per invoke: ${(m.inProcess! - m.direct!).toFixed(3)} ms`);
   console.log(
     `  client calls / invokes: ${(m.client! / m.executeProcess!).toFixed(2)}x (goal >= 2x); ` +
+      `without lanes: ${(m.client! / m.executeNoLanes!).toFixed(2)}x; ` +
       `with the sandbox in a thread: ${(m.client! / m.execute!).toFixed(2)}x; ` +
       `QuickJS on the supervisor's loop (not the product): ${
         (m.client! / m.onThisLoop!).toFixed(2)
@@ -123,6 +138,7 @@ try {
 } finally {
   await h.close();
   await hp.close();
+  await hn.close();
   await sup.shutdown();
   await Deno.remove(stateDir, { recursive: true }).catch(() => {});
 }

@@ -30,10 +30,18 @@ export interface ChildSocket {
   close(): void;
 }
 
+/**
+ * A fresh path in the private folder, for a socket a child listens on itself (a sandbox's lane
+ * socket, src/sandbox/lane_hub.ts). Whoever starts that child removes the path when it ends.
+ */
+export async function childSocketPath(suffix = ""): Promise<string> {
+  dir ??= makeOwnedTempDir(CHILD_SOCKET_PREFIX).then((d) => made = d);
+  return join(await dir, `${Deno.pid}-${next++}${suffix}.sock`);
+}
+
 /** Opens a socket for the next child. */
 export async function listenForChild(): Promise<ChildSocket> {
-  dir ??= makeOwnedTempDir(CHILD_SOCKET_PREFIX).then((d) => made = d);
-  const path = join(await dir, `${Deno.pid}-${next++}.sock`);
+  const path = await childSocketPath();
   const listener = Deno.listen({ transport: "unix", path });
   let closed = false;
   const close = () => {

@@ -46,6 +46,11 @@ export interface Config {
   sandbox: SandboxKind;
   /** How this process's stdin and stdout are read and written (REMCP_STDIO). */
   stdio: StdioKind;
+  /**
+   * Whether `execute`'s invokes may reach a worker straight from the sandbox process once the
+   * dispatcher granted a lane (REMCP_LANES; docs/ARCHITECTURE.md section 2).
+   */
+  lanes: boolean;
 }
 
 /** The two homes of the `execute` sandbox. */
@@ -105,6 +110,11 @@ export const ENV_VARS: readonly { name: string; default: string; help: string }[
     name: "REMCP_SANDBOX",
     default: "process",
     help: "execute sandbox: process, or thread (a permission-less worker) (--sandbox)",
+  },
+  {
+    name: "REMCP_LANES",
+    default: "1",
+    help: "0 sends every execute invoke through the supervisor (no sandbox-to-worker lanes)",
   },
   {
     name: "REMCP_STDIO",
@@ -193,6 +203,7 @@ export function loadConfig(env: Env, overrides: Partial<Config> = {}): Config {
     root: env.REMCP_ROOT || undefined,
     sandbox: sandboxKind(env.REMCP_SANDBOX),
     stdio: stdioKind(env.REMCP_STDIO),
+    lanes: flag(env, "REMCP_LANES", true),
   };
   return { ...config, ...overrides };
 }

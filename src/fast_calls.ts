@@ -29,13 +29,28 @@ export type FastRunner = (
   ctx: FastCallContext,
 ) => Promise<ToolResult | WireResult> | undefined;
 
+/** Options of {@link fastToolCalls}. */
+export interface FastCallOptions {
+  /**
+   * Take calls without waiting for `notifications/initialized`: a connection that has no
+   * handshake (a worker's lane to a sandbox, workers/lanes.ts).
+   */
+  initialized?: boolean;
+  /** When this settles (the connection ended), the calls still running are aborted. */
+  ended?: Promise<void>;
+}
+
 /** Builds the intercept hook for `transport` (set it before the transport starts). */
 export function fastToolCalls(
   run: FastRunner,
   transport: () => LineTransport,
+  options: FastCallOptions = {},
 ): (message: Record<string, unknown>) => boolean {
   const inflight = new Map<string | number, AbortController>();
-  let initialized = false;
+  let initialized = options.initialized ?? false;
+  void options.ended?.then(() => {
+    for (const ctl of inflight.values()) ctl.abort();
+  });
 
   return (m) => {
     if (m.method === "notifications/initialized") initialized = true;

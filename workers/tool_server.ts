@@ -10,6 +10,7 @@ import { cappedResult, errorResult, okResult, type ToolResult } from "../src/pro
 import { inputJsonSchema, outputJsonSchema, parseArguments } from "../src/protocol/validate.ts";
 import type { Backend, HandlerContext, ToolImpl } from "./backend.ts";
 import { internalTools } from "./internal_tools.ts";
+import type { ToolQueue } from "./tool_queue.ts";
 
 /** Options for {@link createToolServer}. */
 export interface ToolServerOptions {
@@ -17,6 +18,11 @@ export interface ToolServerOptions {
   maxOutputBytes: number;
   /** Validate every result against its output schema (tests turn this on). */
   checkOutput?: boolean;
+  /**
+   * The worker's one queue of tool calls (every connection's). Internal tools (`_status`,
+   * `_save`, `_open`) bypass it, as they bypass the supervisor's queue of the database.
+   */
+  queue?: ToolQueue | undefined;
 }
 
 /** Builds a fresh low-level MCP server for `backend` (the SDK factory calls this per connection). */
@@ -61,8 +67,29 @@ export function createToolServer(
   return server;
 }
 
-/** Runs one tool call to a result, never throwing. */
-export async function runTool(
+/** Runs one tool call to a result, never throwing; in its turn when the worker has a queue. */
+export function runTool(
+  backend: Backend,
+  tool: ToolImpl,
+  rawArgs: unknown,
+  ctx: HandlerContext,
+  options: ToolServerOptions,
+): Promise<ToolResult> {
+  const queue = options.queue;
+  if (!queue || tool.spec.name.startsWith("_")) return runNow(backend, tool, rawArgs, ctx, options);
+  return queue.run(() =>
+    ctx.signal.aborted
+      ? Promise.resolve(errorResult(
+        new RemcpError("Cancelled", `The call to ${tool.spec.name} was cancelled`, {
+          tool: tool.spec.name,
+        }),
+        options.maxOutputBytes,
+      ))
+      : runNow(backend, tool, rawArgs, ctx, options)
+  );
+}
+
+async function runNow(
   backend: Backend,
   tool: ToolImpl,
   rawArgs: unknown,

@@ -8,7 +8,9 @@ import { loadConfig, stdioKind, VERSION } from "../src/config.ts";
 import { createLogger, stderrSink } from "../src/log.ts";
 import { openBackend, standbyBackend } from "./backends.ts";
 import { createToolServer, runTool } from "./tool_server.ts";
-import { fastToolCalls } from "../src/fast_calls.ts";
+import { type FastRunner, fastToolCalls } from "../src/fast_calls.ts";
+import { WorkerLanes } from "./lanes.ts";
+import { ToolQueue } from "./tool_queue.ts";
 import { internalTools, openTool } from "./internal_tools.ts";
 import type { ToolImpl } from "./backend.ts";
 import { type LineIo, LineTransport } from "../src/line_transport.ts";
@@ -76,10 +78,13 @@ export async function serveWorker(
     extra.push(openTool((p, o) => standby.open(p, o)));
   }
   const closed = Promise.withResolvers<void>();
+  // Every connection's tool calls take turns here: lanes (lanes.ts) bypass the supervisor's queue.
+  const queue = new ToolQueue();
   const serverOptions = {
     version: VERSION,
     maxOutputBytes: config.maxOutputBytes,
     checkOutput: config.checkOutput,
+    queue,
   };
   const tools = new Map<string, ToolImpl>();
   for (const t of [...backend.tools(), ...internalTools(backend), ...extra]) {
@@ -94,13 +99,15 @@ export async function serveWorker(
       return 2;
     }
   }
+  const run: FastRunner = (name, args, ctx) => {
+    const tool = tools.get(name);
+    return tool ? runTool(backend, tool, args, ctx, serverOptions) : undefined;
+  };
+  const lanes = new WorkerLanes(run, log, config.maxOutputBytes);
   const transport: LineTransport = new LineTransport({
     ...(conn ? { conn } : io()),
     answerBadInput: true,
-    intercept: fastToolCalls((name, args, ctx) => {
-      const tool = tools.get(name);
-      return tool ? runTool(backend, tool, args, ctx, serverOptions) : undefined;
-    }, () => transport),
+    intercept: lanes.intercept(fastToolCalls(run, () => transport), () => transport),
   });
   const handle = serveStdio(() => createToolServer(backend, serverOptions, extra), {
     transport,
@@ -111,6 +118,10 @@ export async function serveWorker(
     if (stopping) return;
     stopping = true;
     log.info(`stopping: ${why}`);
+    // Calls already queued (from any lane) finish and are answered before anything closes.
+    lanes.stop();
+    await queue.idle();
+    await lanes.close();
     try {
       await backend.save();
       await backend.close();

@@ -2,10 +2,9 @@
  * Runs a script in the sandbox with `invoke` routed through the supervisor: shared by the
  * `execute` tool and by `remcp run`, so both have the same routing, validation and limits.
  */
-import { resultJson } from "../protocol/results.ts";
-import { WireResult } from "../protocol/wire_result.ts";
+import { invokeValueJson } from "../protocol/invoke_answer.ts";
 import type { GlobalValue } from "../sandbox/protocol.ts";
-import { JsonText, type SandboxRunStats } from "../sandbox/pool.ts";
+import { JsonText, type LaneLink, type SandboxRunStats } from "../sandbox/pool.ts";
 import type { CallContext, Host } from "../supervisor/host.ts";
 
 /** What a script run needs. */
@@ -46,7 +45,30 @@ export async function runScript(
 ): Promise<ScriptResult> {
   if (run.database !== undefined) sup.pool.resolve(run.database, ctx.session);
   let invokes = 0;
+  let laneInvokes = 0;
   let lastProgress = -Infinity;
+  const report = () => {
+    const now = performance.now();
+    if (now - lastProgress < INVOKE_PROGRESS_EVERY_MS) return;
+    lastProgress = now;
+    const total = invokes + laneInvokes;
+    ctx.progress(total, undefined, `${total} invokes`);
+  };
+  /** Databases this run was granted a lane to (one each). */
+  const laned = new Set<string>();
+  const offerLane = (lanes: LaneLink, name: string, callArgs: Record<string, unknown>) => {
+    const target = sup.laneTarget(name, callArgs, { ...ctx, via: "execute" });
+    if (!target || laned.has(target.database)) return;
+    laned.add(target.database);
+    const token = crypto.randomUUID();
+    // Invokes naming no database go where the dispatcher sends them: the script's default
+    // database, or else the only one open (which it re-resolves per call: see ARCHITECTURE §2).
+    const bare = run.database !== undefined ? run.database === target.database : target.sole;
+    if (!lanes.grant({ token, database: target.database, tools: target.tools, bare })) return;
+    target.open(lanes.path, token).catch((err) =>
+      sup.log.debug(`no lane to ${target.database}: ${err instanceof Error ? err.message : err}`)
+    );
+  };
   const globals: Record<string, GlobalValue> = { ...run.globals };
   if (run.database !== undefined) globals.database = run.database;
   const r = await sup.sandbox().run(run.code, {
@@ -55,7 +77,11 @@ export async function runScript(
     signal: ctx.signal,
     limits: { cpuMs: run.timeoutMs, maxOutputBytes: run.maxResultBytes ?? 16 * 1024 * 1024 },
     ...(run.fitResultBytes !== undefined ? { fitResultBytes: run.fitResultBytes } : {}),
-    invoke: async (name, invokeArgs, signal) => {
+    onLaneInvokes: (count) => {
+      laneInvokes = count;
+      report();
+    },
+    invoke: async (name, invokeArgs, signal, lanes) => {
       invokes++;
       const callArgs = { ...invokeArgs };
       const entry = sup.find(name);
@@ -69,14 +95,10 @@ export async function runScript(
       // error shape, as for a client's call), and its text, the value's JSON, goes to the sandbox
       // without the result being parsed or re-serialized here.
       const result = await sup.callToolWire(name, callArgs, { ...ctx, signal, via: "execute" });
-      const value = new JsonText(
-        result instanceof WireResult ? result.valueJson(name) : resultJson(result, name),
-      );
-      const now = performance.now();
-      if (now - lastProgress >= INVOKE_PROGRESS_EVERY_MS) {
-        lastProgress = now;
-        ctx.progress(invokes, undefined, `${invokes} invokes`);
-      }
+      // A call the dispatcher let through to a worker may open a lane for the next ones.
+      if (lanes && !laned.has(String(callArgs.database))) offerLane(lanes, name, callArgs);
+      const value = new JsonText(invokeValueJson(result, name));
+      report();
       return value;
     },
   });

@@ -12,7 +12,11 @@ const errorSchema = z.object({
   detail: z.record(z.string(), z.unknown()),
 });
 
-const statsSchema = z.object({ invokes: z.number(), cpuMs: z.number() });
+const statsSchema = z.object({
+  invokes: z.number(),
+  cpuMs: z.number(),
+  laneInvokes: z.number().optional(),
+});
 
 const doneSchema = z.discriminatedUnion("ok", [
   z.object({
@@ -47,6 +51,7 @@ const childMessageSchema = z.discriminatedUnion("type", [
     level: z.enum(LOG_LEVELS),
     text: z.string(),
   }),
+  z.object({ type: z.literal("lane_invokes"), runId: z.string(), count: z.number() }),
   doneSchema,
 ]);
 

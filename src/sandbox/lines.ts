@@ -69,3 +69,20 @@ export function batchLines(flush: (lines: string) => void): (line: string) => vo
     if (outbox.length === 1) queueMicrotask(send);
   };
 }
+
+/**
+ * A writer of lines to a connection, a burst at a time. Writes are chained, so lines leave in
+ * order; a broken connection means the peer is gone, and reading notices it.
+ */
+export function connLines(
+  conn: { write(bytes: Uint8Array): Promise<number> },
+): (line: string) => void {
+  const encoder = new TextEncoder();
+  let chain = Promise.resolve();
+  return batchLines((lines) => {
+    const bytes = encoder.encode(lines + "\n");
+    chain = chain.then(async () => {
+      for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+    }).catch(() => {});
+  });
+}

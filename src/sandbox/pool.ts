@@ -2,7 +2,8 @@
  * A warm pool of `remcp sandbox` processes that run `execute` scripts, one script per process at
  * a time, with a hard wall-clock deadline enforced by killing the process.
  */
-import { RemcpError, toErrorPayload } from "../errors.ts";
+import { RemcpError } from "../errors.ts";
+import { invokeFailure } from "../protocol/invoke_answer.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import type { GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
 import type { ChildMessage } from "./child_messages.ts";
@@ -30,13 +31,31 @@ export class JsonText {
  * Runs a tool for the script. `args` is the JSON object the script passed; the result must be a
  * JSON object, or {@link JsonText} of one. A thrown {@link RemcpError} reaches the script as an
  * `Error` with its `code` and `detail`. `signal` aborts when the run ends, so work nobody will
- * read can stop.
+ * read can stop. `lanes` is there when the sandbox can take lanes to workers (lane_hub.ts).
  */
 export type InvokeHandler = (
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
+  lanes: LaneLink | undefined,
 ) => Promise<Record<string, unknown> | JsonText>;
+
+/** A lane to a worker, as the host grants it to a run (protocol.ts, `lane`). */
+export interface LaneGrant {
+  token: string;
+  database: string;
+  tools: string[];
+  /** Whether invokes that name no database go there too. */
+  bare: boolean;
+}
+
+/** How the host grants a run lanes. */
+export interface LaneLink {
+  /** The sandbox's lane socket, where the worker is to connect. */
+  readonly path: string;
+  /** Announces a lane to the sandbox; false when the run is over (then nobody connects). */
+  grant(lane: LaneGrant): boolean;
+}
 
 /** One script run's inputs. */
 export interface SandboxRunOptions {
@@ -50,6 +69,8 @@ export interface SandboxRunOptions {
   signal?: AbortSignal;
   /** Called with each piece of console output as it happens (the same text lands in `logs`). */
   onLog?: (level: GuestLogLevel, text: string) => void;
+  /** Called now and then with how many invokes lanes answered so far (never through `invoke`). */
+  onLaneInvokes?: (count: number) => void;
   /**
    * A result larger than this many bytes of JSON is cut structurally (shrink.ts) inside the
    * sandbox before it is sent, so the host never receives (nor parses) more than about this.
@@ -152,6 +173,7 @@ export class SandboxPool {
     const invokesDone = new AbortController();
     let logs = "";
     let invokes = 0;
+    let laneInvokes = 0;
     let inFlight = 0;
     let stopReason: "timeout" | "cancelled" | undefined;
     const timers: ReturnType<typeof setTimeout>[] = [];
@@ -183,6 +205,16 @@ export class SandboxPool {
       }
     };
 
+    const lanePath = proc.lanePath;
+    const lanes: LaneLink | undefined = lanePath === undefined ? undefined : {
+      path: lanePath,
+      grant: (lane) => {
+        if (invokesDone.signal.aborted) return false;
+        proc.send({ type: "lane", runId: id, ...lane });
+        return true;
+      },
+    };
+
     const stoppedError = (): RemcpError =>
       stopReason === "timeout" ? wallTimeout(options.timeoutMs, inFlight) : cancelled();
 
@@ -193,11 +225,15 @@ export class SandboxPool {
             if (message.runId !== id) return;
             invokes++;
             inFlight++;
-            callHost(options.invoke, message.name, message.args, invokesDone.signal).then(
-              (outcome) => answer(message.callId, outcome),
-            );
+            callHost(options.invoke, message.name, message.args, invokesDone.signal, lanes)
+              .then((outcome) => answer(message.callId, outcome));
             return;
           }
+          case "lane_invokes":
+            if (message.runId !== id || message.count <= laneInvokes) return;
+            laneInvokes = message.count;
+            options.onLaneInvokes?.(laneInvokes);
+            return;
           case "log":
             if (message.runId !== id) return;
             logs += message.text;
@@ -232,7 +268,7 @@ export class SandboxPool {
           error,
           result: undefined,
           cut: [],
-          stats: { invokes, cpuMs: 0 },
+          stats: { invokes: invokes + laneInvokes, cpuMs: 0 },
           logs,
           reusable: false,
         });
@@ -382,9 +418,10 @@ async function callHost(
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
+  lanes: LaneLink | undefined,
 ): Promise<{ valueJson: string } | WireError> {
   try {
-    const value: unknown = await invoke(name, args, signal);
+    const value: unknown = await invoke(name, args, signal, lanes);
     if (value instanceof JsonText) return { valueJson: value.json };
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return {
@@ -395,8 +432,7 @@ async function callHost(
     }
     return { valueJson: JSON.stringify(value) };
   } catch (err) {
-    const payload = toErrorPayload(err);
-    return { code: payload.error_type, message: payload.error, detail: payload.detail };
+    return invokeFailure(err);
   }
 }
 

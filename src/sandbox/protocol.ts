@@ -13,6 +13,8 @@
  *                  {type:"invoke_result", runId, callId, ok:false, error:{code, message, detail}}
  * child  → parent  {type:"log", runId, level, text}                 console output, already capped
  * parent → child   {type:"cancel", id}                              stop the run (abort, deadline)
+ * parent → child   {type:"lane", runId, token, database, tools, bare}  a lane was granted
+ * child  → parent  {type:"lane_invokes", runId, count}              invokes answered on lanes
  * child  → parent  {type:"done", id, ok:true, result, cut?, stats}  cut: what fitBytes dropped
  *                  {type:"done", id, ok:false, error:{code, message, detail}, stats}
  * ```
@@ -21,6 +23,12 @@
  * in as `value`, last, without encoding it as a string (which escapes every quote of it), and the
  * child cuts it out of the line without parsing it; QuickJS parses it once, for the script. A text
  * holding a raw newline could not travel inside one line, so it goes as the string `valueJson`.
+ *
+ * A lane (lane_hub.ts) is a connection from a worker to this process's lane socket: the parent
+ * announces its token and what it may carry — the `tools` on `database`, and with `bare` the
+ * invokes that name no database — and the worker connects and presents the token. Invokes it
+ * carries skip the parent; the child reports their count now and then (`lane_invokes`, the total
+ * so far in the run) so the parent's progress stays right. Lanes end with their run.
  *
  * Invokes of one run may be in flight together and may be answered in any order. A cancel is read
  * only while the script waits on invokes; a script busy computing is stopped by its CPU limit or
@@ -48,6 +56,8 @@ export interface WireError {
 export interface RunStats {
   invokes: number;
   cpuMs: number;
+  /** Of `invokes`, those lanes answered (lane_hub.ts); absent when none did. */
+  laneInvokes?: number | undefined;
 }
 
 /** Console levels the guest has. */
@@ -75,8 +85,23 @@ export type InvokeResultMessage =
     | { ok: false; error: WireError }
   );
 
+/** Parent → child: a lane to a worker was granted to the run (see the module comment). */
+export interface LaneMessage {
+  type: "lane";
+  runId: string;
+  token: string;
+  database: string;
+  tools: string[];
+  /** Whether invokes that name no database go to `database` too. */
+  bare: boolean;
+}
+
 /** Any message the parent sends. */
-export type ParentMessage = RunMessage | InvokeResultMessage | { type: "cancel"; id: string };
+export type ParentMessage =
+  | RunMessage
+  | InvokeResultMessage
+  | LaneMessage
+  | { type: "cancel"; id: string };
 
 const LIMIT_KEYS: readonly (keyof Limits)[] = [
   "cpuMs",
@@ -170,6 +195,12 @@ function parentMessageProblem(m: Record<string, unknown>): string | undefined {
     }
     case "cancel":
       return typeof m.id === "string" ? undefined : "cancel needs an id";
+    case "lane":
+      return typeof m.runId === "string" && typeof m.token === "string" &&
+          typeof m.database === "string" && typeof m.bare === "boolean" &&
+          Array.isArray(m.tools) && m.tools.every((t) => typeof t === "string")
+        ? undefined
+        : "lane needs runId, token, database, tools and bare";
     default:
       return `unknown type ${JSON.stringify(m.type)}`;
   }

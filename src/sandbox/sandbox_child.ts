@@ -3,7 +3,7 @@
  * `Deno.Command`) or in a thread (sandbox_thread.ts). Either carries the line protocol of
  * protocol.ts.
  */
-import { listenForChild, socketsAvailable } from "../child_socket.ts";
+import { childSocketPath, listenForChild, socketsAvailable } from "../child_socket.ts";
 import { selfCommand } from "../self_command.ts";
 import { readLines } from "./lines.ts";
 
@@ -30,6 +30,11 @@ export interface SandboxChild {
   kill(): void;
   /** The last few KiB the child wrote to stderr (a thread: its error), for error messages. */
   stderrTail(): string;
+  /**
+   * The socket the child listens on for lanes from workers (lane_hub.ts), once it is started; a
+   * thread, or a process on pipes, has none.
+   */
+  lanePath(): Promise<string | undefined>;
 }
 
 /** Bytes of stderr kept per child. */
@@ -76,6 +81,7 @@ function spawnOverPipes(): SandboxChild {
     exited,
     kill: () => killChild(process),
     stderrTail: () => tail.text(),
+    lanePath: () => Promise.resolve(undefined),
   };
 }
 
@@ -92,11 +98,17 @@ function spawnOverSocket(): SandboxChild {
   let alive = true;
   /** Why the child could not be started, when it could not. */
   let failure = "";
+  const lanes = childSocketPath("-lanes");
   const connected = (async () => {
     const socket = await listenForChild();
     try {
       if (killed) throw new Error("it was killed before it started");
-      const { command, args } = selfCommand("sandbox", ["--connect", socket.path]);
+      const { command, args } = selfCommand("sandbox", [
+        "--connect",
+        socket.path,
+        "--lanes",
+        await lanes,
+      ]);
       const child = new Deno.Command(command, {
         args,
         stdin: "null",
@@ -126,6 +138,8 @@ function spawnOverSocket(): SandboxChild {
     alive = false;
     await Promise.all([stderrDone, pumped.promise, writes.catch(() => {})]);
     connected.then((conn) => conn.close(), () => {});
+    // The child made its lane socket and cannot remove it (it has no permissions left).
+    await Deno.remove(await lanes).catch(() => {});
     return { code: status.signal ? null : status.code, signal: status.signal };
   });
   return {
@@ -148,6 +162,7 @@ function spawnOverSocket(): SandboxChild {
       if (process) killChild(process);
     },
     stderrTail: () => [failure, tail.text()].filter((t) => t !== "").join("; "),
+    lanePath: () => connected.then(() => lanes, () => undefined),
   };
 }
 

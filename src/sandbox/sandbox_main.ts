@@ -11,8 +11,9 @@
  * the process's stdout.
  */
 import { parseArgs } from "node:util";
-import { batchLines, readLines } from "./lines.ts";
+import { batchLines, connLines, readLines } from "./lines.ts";
 import { SandboxSession } from "./sandbox_session.ts";
+import { LaneHub } from "./lane_hub.ts";
 
 /**
  * `import` (remote module loading) is a runtime permission that Deno's type declarations do not
@@ -36,11 +37,21 @@ const DROPPED_PERMISSIONS: readonly Deno.PermissionDescriptor[] = [
 export async function sandboxMain(args: readonly string[] = []): Promise<void> {
   keepStdoutForProtocol();
   const started = performance.now();
-  const link = await parentLink(args);
+  const { values } = parseArgs({
+    args: [...args],
+    options: { connect: { type: "string" }, lanes: { type: "string" } },
+    strict: true,
+  });
+  const link = await parentLink(values.connect);
+  // The lane socket is opened now: after the permissions are dropped nothing can be opened, but
+  // a listener still accepts (src/sandbox/lane_hub.ts).
+  const lanes = values.lanes === undefined
+    ? undefined
+    : new LaneHub(Deno.listen({ transport: "unix", path: values.lanes }));
   const { SandboxEngine } = await import("./quickjs.ts");
   const engine = await SandboxEngine.load();
   dropPermissions();
-  const session = new SandboxSession(engine, link.writeLine);
+  const session = new SandboxSession(engine, link.writeLine, lanes);
   link.writeLine(
     JSON.stringify({ type: "ready", pid: Deno.pid, loadMs: performance.now() - started }),
   );
@@ -57,16 +68,11 @@ interface ParentLink {
  * Connects to the parent's socket (`--connect PATH`), or uses stdin and stdout. Call it before
  * {@link dropPermissions}: connecting needs permissions, and nothing can connect afterwards.
  */
-export async function parentLink(args: readonly string[]): Promise<ParentLink> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: { connect: { type: "string" } },
-    strict: true,
-  });
-  if (values.connect === undefined) {
+export async function parentLink(connect: string | undefined): Promise<ParentLink> {
+  if (connect === undefined) {
     return { lines: readLines(Deno.stdin.readable), writeLine: stdoutLines() };
   }
-  const conn = await Deno.connect({ transport: "unix", path: values.connect });
+  const conn = await Deno.connect({ transport: "unix", path: connect });
   return { lines: readLines(conn), writeLine: connLines(conn) };
 }
 
@@ -95,20 +101,5 @@ function stdoutLines(): (line: string) => void {
     const bytes = encoder.encode(lines + "\n");
     let written = 0;
     while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
-  });
-}
-
-/**
- * A writer of protocol lines to the parent's socket, a burst at a time. Writes are chained, so
- * lines leave in order; a broken socket means the parent is gone, and reading ends this process.
- */
-function connLines(conn: Deno.Conn): (line: string) => void {
-  const encoder = new TextEncoder();
-  let chain = Promise.resolve();
-  return batchLines((lines) => {
-    const bytes = encoder.encode(lines + "\n");
-    chain = chain.then(async () => {
-      for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
-    }).catch(() => {});
   });
 }

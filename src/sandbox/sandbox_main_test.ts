@@ -9,7 +9,9 @@ import { readLines } from "./lines.ts";
  */
 const ESCAPE_ATTEMPTS = (mainUrl: string, other: string, port: number, file: string) => `
 import { dropPermissions, parentLink } from ${JSON.stringify(mainUrl)};
-const link = await parentLink(["--connect", Deno.args[0]]);
+const link = await parentLink(Deno.args[0]);
+// The lane socket (--lanes) is opened before the permissions go, as sandboxMain does.
+const lanes = Deno.listen({ transport: "unix", path: Deno.args[1] });
 dropPermissions();
 const attempts = {
   "connect to another Unix socket": () => Deno.connect({ transport: "unix", path: ${
@@ -17,6 +19,9 @@ const attempts = {
 } }),
   "connect over TCP": () => Deno.connect({ hostname: "127.0.0.1", port: ${port} }),
   "listen": () => Deno.listen({ hostname: "127.0.0.1", port: 0 }),
+  "listen on another Unix socket": () => Deno.listen({ transport: "unix", path: ${
+  JSON.stringify(other)
+} + ".2" }),
   "read a file": () => Deno.readTextFile(${JSON.stringify(file)}),
   "write a file": () => Deno.writeTextFile(${JSON.stringify(file)}, "x"),
   "read the parent's socket folder": () => Array.fromAsync(Deno.readDir(${
@@ -46,16 +51,21 @@ for (const [name, attempt] of Object.entries(attempts)) {
   }
 }
 link.writeLine(JSON.stringify(outcome));
+// The lane socket still accepts after the drop.
+const lane = await lanes.accept();
+link.writeLine("lane accepted");
+lane.close();
 for await (const line of link.lines) link.writeLine("echo " + line);
 `;
 
 Deno.test(
-  "sandboxMain's set-up leaves a process that reaches nothing but its parent's socket",
+  "sandboxMain's set-up leaves a process that reaches nothing but its parent's socket and its lane listener",
   { ignore: Deno.build.os === "windows" },
   async () => {
     const dir = await Deno.makeTempDir({ prefix: "remcp-test-sandbox-" });
     const parentPath = join(dir, "parent.sock");
     const otherPath = join(dir, "other.sock");
+    const lanePath = join(dir, "lanes.sock");
     const parent = Deno.listen({ transport: "unix", path: parentPath });
     const other = Deno.listen({ transport: "unix", path: otherPath });
     const tcp = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -84,7 +94,7 @@ Deno.test(
       ),
     );
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", "--unstable-raw-imports", script, parentPath],
+      args: ["run", "-A", "--quiet", "--unstable-raw-imports", script, parentPath, lanePath],
       stdin: "null",
       stdout: "null",
       stderr: "piped",
@@ -98,7 +108,9 @@ Deno.test(
       for (const [name, result] of Object.entries(outcome)) {
         assert.equal(result, "denied", `${name}: ${result}`);
       }
-      assert.equal(Object.keys(outcome).length, 11);
+      assert.equal(Object.keys(outcome).length, 12);
+      (await Deno.connect({ transport: "unix", path: lanePath })).close();
+      assert.deepEqual(await lines.next(), { done: false, value: "lane accepted" });
       // The socket it connected before dropping its permissions still carries lines both ways.
       await conn.write(new TextEncoder().encode("ping\n"));
       assert.deepEqual(await lines.next(), { done: false, value: "echo ping" });

@@ -23,6 +23,7 @@ export class SandboxProcess {
   #alive = true;
   #broken: string | undefined;
   #outbox: string[] = [];
+  #lanePath: string | undefined;
 
   constructor(child: SandboxChild) {
     this.#child = child;
@@ -34,6 +35,8 @@ export class SandboxProcess {
     });
     // A failed start is reported through run(); nobody may be listening here yet.
     this.ready.catch(() => {});
+    // Known before the child is ready: it listens there before it reports ready.
+    void child.lanePath().then((path) => this.#lanePath = path);
     child.listen((line) => this.#receive(line, markReady));
     this.exited = child.exited.then((exit) => {
       this.#alive = false;
@@ -48,6 +51,11 @@ export class SandboxProcess {
   /** Whether this sandbox is a process or a thread. */
   get kind(): "process" | "thread" {
     return this.#child.kind;
+  }
+
+  /** The child's lane socket (lane_hub.ts), when it has one. */
+  get lanePath(): string | undefined {
+    return this.#lanePath;
   }
 
   /** Whether the process is still running. */

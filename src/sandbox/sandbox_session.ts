@@ -12,6 +12,13 @@ import {
 import type { EngineOutcome, InvokeOutcome } from "./engine_types.ts";
 import type { SandboxEngine } from "./quickjs.ts";
 import { shrinkValue } from "./shrink.ts";
+import type { LaneHub } from "./lane_hub.ts";
+
+/**
+ * Least time between two reports of a run's lane invokes to the parent (it throttles the client's
+ * progress notes further, src/meta/run_script.ts).
+ */
+const LANE_REPORT_EVERY_MS = 50;
 
 interface ActiveRun {
   id: string;
@@ -23,11 +30,14 @@ interface ActiveRun {
 export class SandboxSession {
   readonly #engine: SandboxEngine;
   readonly #send: (line: string) => void;
+  readonly #lanes: LaneHub | undefined;
   #active: ActiveRun | undefined;
 
-  constructor(engine: SandboxEngine, send: (line: string) => void) {
+  /** `lanes`: this process's lane socket (a sandbox process with `--lanes`), if any. */
+  constructor(engine: SandboxEngine, send: (line: string) => void, lanes?: LaneHub) {
     this.#engine = engine;
     this.#send = send;
+    this.#lanes = lanes;
   }
 
   /** Handles one line from the parent. */
@@ -48,6 +58,9 @@ export class SandboxSession {
       case "cancel":
         if (this.#active?.id === message.id) this.#active.abort.abort();
         return;
+      case "lane":
+        if (this.#active?.id === message.runId) this.#lanes?.grant(message);
+        return;
     }
   }
 
@@ -64,6 +77,19 @@ export class SandboxSession {
     const active: ActiveRun = { id: message.id, abort: new AbortController(), waiting: new Map() };
     this.#active = active;
     const runId = JSON.stringify(message.id);
+    const lanes = this.#lanes;
+    lanes?.begin(message.id);
+    let laneInvokes = 0;
+    let lastReport = -Infinity;
+    const onLane = () => {
+      laneInvokes++;
+      const now = performance.now();
+      if (now - lastReport < LANE_REPORT_EVERY_MS) return;
+      lastReport = now;
+      this.#send(
+        JSON.stringify({ type: "lane_invokes", runId: message.id, count: laneInvokes }),
+      );
+    };
     this.#engine.run(
       {
         code: message.code,
@@ -73,15 +99,18 @@ export class SandboxSession {
       },
       {
         invoke: (callId, name, argsJson) => {
-          const waiting = new Promise<InvokeOutcome>((resolve) => {
-            active.waiting.set(callId, resolve);
-          });
-          this.#send(
-            `{"type":"invoke","runId":${runId},"callId":${callId},"name":${
-              JSON.stringify(name)
-            },"args":${argsJson}}`,
-          );
-          return waiting;
+          const viaParent = () => {
+            const waiting = new Promise<InvokeOutcome>((resolve) => {
+              active.waiting.set(callId, resolve);
+            });
+            this.#send(
+              `{"type":"invoke","runId":${runId},"callId":${callId},"name":${
+                JSON.stringify(name)
+              },"args":${argsJson}}`,
+            );
+            return waiting;
+          };
+          return lanes?.invoke(name, argsJson, viaParent, onLane) ?? viaParent();
         },
         log: (level, text) => {
           this.#send(JSON.stringify({ type: "log", runId: message.id, level, text }));
@@ -94,6 +123,8 @@ export class SandboxSession {
       clean: false,
     })).then((outcome) => {
       this.#active = undefined;
+      lanes?.end();
+      if (laneInvokes > 0) outcome = { ...outcome, stats: { ...outcome.stats, laneInvokes } };
       this.#send(doneLine(message.id, fitResult(outcome, message.fitBytes)));
     });
   }

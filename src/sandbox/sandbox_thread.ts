@@ -88,5 +88,7 @@ export function spawnSandboxThread(): SandboxChild {
     exited: ended.promise,
     kill: () => end({ code: null, signal: "SIGKILL" }),
     stderrTail: () => error,
+    // A thread shares the supervisor's process: its invokes have no wake-ups to save.
+    lanePath: () => Promise.resolve(undefined),
   };
 }

@@ -35,6 +35,20 @@ export interface CatalogEntry {
   nestable?: boolean;
 }
 
+/**
+ * Where a lane from a script's sandbox may lead (docs/ARCHITECTURE.md section 2): the database
+ * an invoke resolved to, the worker tools the dispatcher lets that caller call there, and how to
+ * ask the worker to connect.
+ */
+export interface LaneTarget {
+  database: string;
+  tools: string[];
+  /** Whether an invoke naming no database resolves to this one now (the only one open). */
+  sole: boolean;
+  /** Asks the worker to connect to the sandbox's lane socket with `token`. */
+  open(path: string, token: string): Promise<void>;
+}
+
 /** What a supervisor-side handler may use: the dispatcher, the pools and the catalog. */
 export interface Host {
   readonly config: Config;
@@ -49,6 +63,11 @@ export interface Host {
    * paths).
    */
   callToolWire(name: string, rawArgs: unknown, ctx: CallContext): Promise<ToolResult | WireResult>;
+  /**
+   * Where a lane for the invoke of `name` with `rawArgs` may lead, or undefined when none may be
+   * granted (lanes off, not a worker tool, a worker that cannot take lanes, a dead database).
+   */
+  laneTarget(name: string, rawArgs: unknown, ctx: CallContext): LaneTarget | undefined;
   /** Enabled tools by name. */
   find(name: string): CatalogEntry | undefined;
   /** Whether a tool exists for callers at all (capability gates and disable flags). */

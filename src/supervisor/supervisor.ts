@@ -22,7 +22,7 @@ import type { Spawner } from "./worker_process.ts";
 import { SandboxPool } from "../sandbox/pool.ts";
 import { spawnSandboxChild } from "../sandbox/sandbox_child.ts";
 import { spawnSandboxThread, threadsAvailable } from "../sandbox/sandbox_thread.ts";
-import type { CallContext, CatalogEntry, Host, LocalTool, ToolKind } from "./host.ts";
+import type { CallContext, CatalogEntry, Host, LaneTarget, LocalTool, ToolKind } from "./host.ts";
 import { makeOwnedTempDir } from "../owned_temp_dir.ts";
 
 /** Tools that are still being loaded (the tools folder): calls to unknown names wait for them. */
@@ -379,6 +379,44 @@ export class Supervisor implements Host {
       return result;
     }
     return errorResult(resultError(result, name), this.config.maxOutputBytes);
+  }
+
+  /**
+   * Where a lane for an invoke may lead (see {@link LaneTarget}): decided here, beside the
+   * dispatcher's own checks, so that a lane carries exactly what a call through
+   * {@link callTool} from the same caller would be let through — the enabled worker tools
+   * (capability gates, disable flags) that this database's worker lists.
+   */
+  laneTarget(name: string, rawArgs: unknown, ctx: CallContext): LaneTarget | undefined {
+    if (!this.config.lanes || ctx.via !== "execute" || this.find(name)?.kind !== "worker") {
+      return undefined;
+    }
+    const given = typeof rawArgs === "object" && rawArgs !== null
+      ? (rawArgs as Record<string, unknown>).database
+      : undefined;
+    if (given !== undefined && typeof given !== "string") return undefined;
+    let db;
+    try {
+      db = this.pool.resolve(given, ctx.session);
+      this.pool.checkAlive(db);
+    } catch {
+      return undefined;
+    }
+    const worker = db.worker;
+    if (!worker.lanes || !worker.alive || db.state === "closed") return undefined;
+    const tools = [...worker.tools].filter((t) => this.find(t)?.kind === "worker");
+    let sole = false;
+    try {
+      sole = this.pool.resolve(undefined, ctx.session) === db;
+    } catch {
+      // Several databases, or none: an invoke naming none is refused by the dispatcher.
+    }
+    return {
+      database: db.id,
+      tools,
+      sole,
+      open: (path, token) => worker.openLane(path, token, tools),
+    };
   }
 
   /** Stops every worker and removes temporary files. */

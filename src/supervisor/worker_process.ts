@@ -106,6 +106,11 @@ export class WorkerProcess {
   #stopWatch = () => {};
   /** Tools the worker serves (from its tools/list). */
   tools = new Set<string>();
+  /**
+   * Whether the worker can open a lane to a sandbox (workers/lanes.ts): one this program started
+   * over a socket (embedded, rizin), not a Python worker or an injected spawner's child.
+   */
+  lanes = false;
 
   private constructor(child: WorkerChild, log: Logger) {
     this.#child = child;
@@ -162,6 +167,7 @@ export class WorkerProcess {
     }
     const worker = new WorkerProcess(child, opts.log);
     worker.#cancelSignal = opts.cancelSignal;
+    worker.lanes = socket !== undefined;
     if (opts.memoryBudgetBytes) {
       const watch = watchMemory(child.pid, opts.memoryBudgetBytes, (o) => {
         worker.#overrun = o;
@@ -344,6 +350,15 @@ export class WorkerProcess {
     } finally {
       options.signal?.removeEventListener("abort", interrupt);
     }
+  }
+
+  /**
+   * Asks the worker to connect to a sandbox's lane socket at `path`, present `token` and serve
+   * exactly `tools` on it (workers/lanes.ts). Rejects when the worker could not.
+   */
+  async openLane(path: string, token: string, tools: readonly string[]): Promise<void> {
+    if (!this.#alive || !this.#client) throw this.crashError();
+    await this.#client.request("remcp/lane", { path, token, tools }, { timeoutMs: 10_000 });
   }
 
   /** Calls a tool and returns its structured content, throwing its error as a RemcpError. */
