@@ -7,13 +7,23 @@
  *       bookworm's lua5.1 … lua5.4 source packages), from `apt-get source`;
  *       SQLite 3.40.1 as released vs Debian's security-patched 3.40.1-2+deb12u2 (the only SQLite
  *       source here: two upstream releases are not available);
+ *       and four libraries in two releases each, one a copy CMake 3.25.1 vendors (Debian's cmake
+ *       source, Utilities/cm*) and the other Debian bookworm's own package: zlib 1.2.12 → 1.2.13,
+ *       zstd 1.5.0 → 1.5.4, liblzma (xz) 5.2.5 → 5.4.1, Expat 2.4.6 → 2.5.0 (Debian's, with its
+ *       CVE patches, and as released). Each library is compiled into a small driver of ours
+ *       (bench/diff_pairs/, the same file for both releases) as sources, not an archive, so all
+ *       its functions stay. SQLite 3.15.2 as SQLCipher 3.4.1 forked it (its codec on) → 3.40.1:
+ *       six years of SQLite releases under a fork's additions;
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
- * as .isra.0 ignored; across Lua releases, the functions the newer one renamed count by their
- * new name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES);
+ * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
+ * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, lzma54Name, zstd154Name, and CMake's zlib
+ * by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
+ * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
+ * from b and b name from a ("one-sided": often a rename or split no table above lists yet).
  * Time: diff_databases alone (features + matching), beside the open + analysis of the same two
  * files as the reference. Speed on two large stripped binaries of one source (no symbols, so no
  * accuracy): QEMU's aarch64 user-mode emulator for little- and big-endian guests (4.7 MB each)
@@ -22,14 +32,18 @@
  * PATH, `rz-diff -t functions` is scored the same way beside each pair (bench/_rizin.ts).
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
- *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua")
+ *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
+ *                                         "vendored" selects the four library pairs, "zlib", "zstd",
+ *                                         "liblzma", "expat" one each, "SQLCipher" the fork)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *
+ * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
+ *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases a further score counts a match of an old function with the new function
- * its body moved to, where the new release split it into a thin wrapper (or a macro) under the
- * old name and a new function holding the code (LUA5x_SPLITS, each checked in both sources); the
- * strict score, printed first, is the goal's.
+ * For the Lua releases and zstd a further score counts a match of an old function with the new
+ * function its body moved to, where the new release split it into a thin wrapper (or a macro)
+ * under the old name and a new function holding the code (LUA5x_SPLITS, ZSTD154_SPLITS, each
+ * checked in both sources); the strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
  * state folder: new workers, analyses and diffing features read from the databases' stores.
@@ -37,6 +51,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import type { FunctionFeatures } from "../src/diff/features.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { type Harness, startRemcp } from "../tests/_harness.ts";
@@ -116,6 +131,26 @@ async function sources(): Promise<Record<string, string>> {
   return out;
 }
 
+/** The drivers and configuration headers of the library pairs (ours, beside this file). */
+const DRIVERS = fileURLToPath(new URL("./diff_pairs", import.meta.url));
+
+const unpacked = new Map<string, Promise<string | undefined>>();
+/**
+ * `apt-get source PKG` into the work folder once (unpacked, Debian's patches applied) unless
+ * `dir` is already there; resolves to `dir`'s path, or undefined when it could not be had.
+ */
+function debSource(pkg: string, dir: string): Promise<string | undefined> {
+  let p = unpacked.get(pkg);
+  if (!p) {
+    p = (async () => {
+      if (!(await exists(join(WORK, dir)))) await sh(`apt-get source -qq ${pkg} 2>&1`);
+      return (await exists(join(WORK, dir))) ? join(WORK, dir) : undefined;
+    })();
+    unpacked.set(pkg, p);
+  }
+  return p;
+}
+
 /** Builds `name` unstripped and a stripped copy; returns the unstripped path. */
 async function build(
   name: string,
@@ -126,9 +161,16 @@ async function build(
   const bin = join(WORK, "bin", name);
   if (await exists(`${bin}.stripped`)) return bin;
   await Deno.mkdir(join(WORK, "bin"), { recursive: true });
-  const ok = await sh(
-    `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread && strip -o ${bin}.stripped ${bin}`,
-  );
+  const cmd = `${compiler} ${opt} -w -o ${bin} ${srcs} -lm -ldl -lpthread`;
+  // The exact command beside the binaries, its file lists expanded as bash runs it.
+  const expanded = await new Deno.Command("bash", {
+    args: ["-c", `echo ${cmd}`],
+    cwd: WORK,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  await Deno.writeFile(`${bin}.cmd`, expanded.stdout);
+  const ok = await sh(`${cmd} && strip -o ${bin}.stripped ${bin}`);
   return ok ? bin : undefined;
 }
 
@@ -137,6 +179,63 @@ const luaSources = (dir: string) =>
   `-I${WORK}/inc -DLUA_USE_POSIX -DLUA_USE_DLOPEN $(ls ${dir}/src/*.c | grep -v -e luac.c -e onelua.c -e print.c | tr '\\n' ' ')`;
 const sqliteSources = (dir: string) =>
   `-DSQLITE_THREADSAFE=0 ${dir}/sqlite3.c ${dir}/shell.c -I${dir}`;
+
+/**
+ * The four libraries, each compiled into its driver (bench/diff_pairs/NAME.c) from a source
+ * folder: every .c file of the library that the release's own build compiles by default, the
+ * same selection rule for both releases. `dir` is zlib's top folder, zstd's lib/, liblzma's
+ * src/ (holding liblzma/ and common/), Expat's lib/.
+ */
+const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
+  zlib: (dir) => `-I${dir} ${DRIVERS}/zlib.c $(ls ${dir}/*.c | tr '\n' ' ')`,
+  // 1.5.4's Huffman decoder has an x86-64 assembly loop that 1.5.0 lacks: its C loop is kept.
+  zstd: (dir) =>
+    `-DZSTD_LEGACY_SUPPORT=0 -DZSTD_DISABLE_ASM -DZSTD_MULTITHREAD -I${dir} ${DRIVERS}/zstd.c ` +
+    `$(ls ${dir}/{common,compress,decompress,dictBuilder,deprecated}/*.c | tr '\n' ' ')`,
+  // Table generators and the size-optimised CRCs are not part of the default library; CMake's
+  // copy leaves out hardware_physmem.c (and the tuklib_physmem.c it needs), so both do.
+  liblzma: (dir) =>
+    `-DHAVE_CONFIG_H -I${DRIVERS}/lzma ` +
+    ["api", "common", "check", "lz", "rangecoder", "lzma", "delta", "simple"]
+      .map((sub) => `-I${dir}/liblzma/${sub}`).join(" ") +
+    ` -I${dir}/common ${DRIVERS}/lzma.c $(find ${dir}/liblzma -name '*.c' | ` +
+    `grep -v -e _tablegen -e _small -e hardware_physmem | sort | tr '\n' ' ') ` +
+    `${dir}/common/tuklib_cpucores.c`,
+  expat: (dir) =>
+    `-I${DRIVERS}/expat -I${dir} ${DRIVERS}/expat.c ${dir}/xmlparse.c ${dir}/xmlrole.c ${dir}/xmltok.c`,
+};
+
+/**
+ * CMake's zlib renames every exported symbol (cm_zlib_mangle.h; crc32 twice, via zlib's own
+ * z_crc32): compared by zlib's names.
+ */
+const unmangleCmZlib = (n: string) => n.replace(/^cm_zlib_/, "").replace(/^z_crc32$/, "crc32");
+
+/**
+ * liblzma 5.4 exported two 5.2 statics under lzma_ names (for its new file-info decoder and
+ * lzma_raw_* checks): same bodies, same role.
+ */
+const lzma54Name = (n: string) =>
+  n === "validate_chain" || n === "index_decoder_init" ? `lzma_${n}` : n;
+
+/**
+ * zstd 1.5.4 builds its copy of xxHash under the ZSTD_ namespace (lib/common/xxhash.h sets
+ * XXH_NAMESPACE), and renamed 1.5.0's exported HUF_getNbBits (symbol table, symbol) to
+ * HUF_getNbBitsFromCTable, reusing the old name for a static helper on one table entry.
+ */
+const zstd154Name = (n: string) =>
+  /^XXH(?:32|64)(?:_(?:canonicalFromHash|copyState|createState|digest|freeState|hashFromCanonical|reset|update))?$|^XXH_versionNumber$/
+      .test(n)
+    ? `ZSTD_${n}`
+    : n === "HUF_getNbBits"
+    ? "HUF_getNbBitsFromCTable"
+    : n;
+/**
+ * Where 1.5.4 moved a 1.5.0 body (see LUA54_SPLITS): 1.5.0's HUF_readDTableX1_wksp is a wrapper
+ * calling HUF_readDTableX1_wksp_bmi2(…, 0); 1.5.4 dropped the _bmi2 function and put its body,
+ * with a flags argument, under the wrapper's name.
+ */
+const ZSTD154_SPLITS = new Map([["HUF_readDTableX1_wksp_bmi2", "HUF_readDTableX1_wksp"]]);
 
 /** Function symbols of an unstripped build: start → name (names unique in the file only). */
 async function symbols(path: string): Promise<Map<number, string>> {
@@ -163,6 +262,12 @@ interface Scored {
   splitAware?: { precision: number; recall: number; f1: number; correct: number };
   /** Wrong pairs by the round that matched them. */
   wrong: Record<string, number>;
+  /**
+   * Wrong pairs whose a name is not in b and whose b name is not in a (names unique in their
+   * build): a function renamed, split or replaced that the truth by names does not follow —
+   * beside pairs where one side's true partner exists, which are wrong whatever the names.
+   */
+  oneSided: number;
   truth: number;
   matched: number;
   judged: number;
@@ -397,6 +502,11 @@ async function score(
   const broad = { precision: sb.precision, recall: sb.recall, f1: sb.f1 };
   const wrong: Record<string, number> = {};
   for (const i of s.wrong) wrong[rows[i]!.round!] = (wrong[rows[i]!.round!] ?? 0) + 1;
+  const namesA = new Set(symA.values());
+  const namesB = new Set(symB.values());
+  const isOneSided = (i: number) =>
+    !namesB.has(symA.get(Number(rows[i]!.a_start))!) &&
+    !namesA.has(symB.get(Number(rows[i]!.b_start))!);
   const pairName = (i: number) => {
     const r = rows[i]!;
     return [symA0.get(Number(r.a_start)), symB.get(Number(r.b_start))] as const;
@@ -420,7 +530,11 @@ async function score(
   if (Deno.env.get("REMCP_BENCH_MISSES") === "1") {
     for (const i of s.wrong) {
       const [na, nb] = pairName(i);
-      console.log(`  wrong: ${na} → ${nb} (${rows[i]!.round}, similarity ${rows[i]!.similarity})`);
+      console.log(
+        `  wrong: ${na} → ${nb} (${rows[i]!.round}, similarity ${rows[i]!.similarity}${
+          isOneSided(i) ? ", one-sided" : ""
+        })`,
+      );
     }
     const matchedA = new Map(rows.map((r) => [Number(r.a_start), Number(r.b_start)]));
     const matchedB = new Set(rows.map((r) => Number(r.b_start)));
@@ -444,6 +558,7 @@ async function score(
     broad,
     ...(splitAware ? { splitAware } : {}),
     wrong,
+    oneSided: s.wrong.filter(isOneSided).length,
     truth: s.truth,
     matched: rows.length,
     judged: s.judged,
@@ -675,6 +790,91 @@ if (import.meta.main) {
       b: sqlite("sqlite", src.sqlite, "clang", "-O2"),
     },
   );
+  /** A library built from a folder of an `apt-get source` tree (undefined when missing). */
+  const library = (
+    lib: string,
+    tag: string,
+    pkg: string,
+    tree: string,
+    sub: string,
+  ) =>
+  async () => {
+    const top = await debSource(pkg, tree);
+    return top
+      ? build(`${tag}-gcc-O2`, "gcc", "-O2", LIBRARY_SOURCES[lib]!(join(top, sub)))
+      : undefined;
+  };
+  const cmake = ["cmake", "cmake-3.25.1"] as const;
+  /** Expat 2.5.0 as released: the orig tarball `apt-get source expat` fetched, unpatched. */
+  const expatReleased = async () => {
+    if (!(await debSource("expat", "expat-2.5.0"))) return undefined;
+    const dir = join(WORK, "libexpat-R_2_5_0");
+    if (!(await exists(dir)) && !(await sh("tar xzf expat_2.5.0.orig.tar.gz"))) return undefined;
+    return build(
+      "expat250orig-gcc-O2",
+      "gcc",
+      "-O2",
+      LIBRARY_SOURCES.expat!(join(dir, "expat/lib")),
+    );
+  };
+  /**
+   * SQLCipher 3.4.1's SQLite 3.15.2: its amalgamation only compiles with the codec on (it
+   * inlines btreeInt.h inside the codec's section), so the fork's ~90 functions and OpenSSL's
+   * libcrypto come along.
+   */
+  const sqlcipher = async () => {
+    const dir = await debSource("sqlcipher", "sqlcipher-3.4.1");
+    if (!dir) return undefined;
+    if (
+      !(await exists(join(dir, "sqlite3.c"))) &&
+      !(await sh("./configure -q >/dev/null && make -s sqlite3.c shell.c", dir))
+    ) return undefined;
+    return build(
+      "sqlite3152-gcc-O2",
+      "gcc",
+      "-O2",
+      `-DSQLITE_HAS_CODEC -DSQLCIPHER_CRYPTO_OPENSSL ${sqliteSources(dir)} -lcrypto`,
+    );
+  };
+  pairs.push(
+    {
+      name: "version: zlib 1.2.12 (vendored in CMake 3.25.1) → 1.2.13 (Debian's zlib) (gcc -O2)",
+      a: library("zlib", "zlib1212", ...cmake, "Utilities/cmzlib"),
+      b: library("zlib", "zlib1213", "zlib", "zlib-1.2.13.dfsg", "."),
+      rename: unmangleCmZlib,
+    },
+    {
+      name: "version: zstd 1.5.0 (vendored in CMake 3.25.1) → 1.5.4 (Debian's libzstd) (gcc -O2)",
+      a: library("zstd", "zstd150", ...cmake, "Utilities/cmzstd/lib"),
+      b: library("zstd", "zstd154", "libzstd", "libzstd-1.5.4+dfsg2", "lib"),
+      rename: zstd154Name,
+      splits: ZSTD154_SPLITS,
+    },
+    {
+      name:
+        "version: liblzma 5.2.5 (vendored in CMake 3.25.1) → 5.4.1 (Debian's xz-utils) (gcc -O2)",
+      a: library("liblzma", "lzma525", ...cmake, "Utilities/cmliblzma"),
+      b: library("liblzma", "lzma541", "xz-utils", "xz-utils-5.4.1", "src"),
+      rename: lzma54Name,
+    },
+    {
+      name:
+        "version: expat 2.4.6 (vendored in CMake 3.25.1) → 2.5.0-1+deb12u2 (Debian's expat) (gcc -O2)",
+      a: library("expat", "expat246", ...cmake, "Utilities/cmexpat/lib"),
+      b: library("expat", "expat250", "expat", "expat-2.5.0", "expat/lib"),
+    },
+    {
+      name: "version: expat 2.4.6 (vendored in CMake 3.25.1) → 2.5.0 as released (gcc -O2)",
+      a: library("expat", "expat246", ...cmake, "Utilities/cmexpat/lib"),
+      b: expatReleased,
+    },
+    {
+      name:
+        "version: sqlite 3.15.2 (SQLCipher 3.4.1's fork, codec on) → 3.40.1 as released (gcc -O2)",
+      a: sqlcipher,
+      b: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
+    },
+  );
   const rz = rizinForBench();
   if ("reason" in rz) console.log(`rz-diff side by side skipped: ${rz.reason}`);
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
@@ -697,7 +897,8 @@ if (import.meta.main) {
           } s ` +
           `vs open+analysis ${r.openSeconds.toFixed(1)} s (${
             (r.diffSeconds / r.openSeconds).toFixed(2)
-          }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}`,
+          }×)\n  wrong pairs by round: ${JSON.stringify(r.wrong)}; one-sided (a's name ` +
+          `not in b, b's not in a): ${r.oneSided}`,
       );
       console.log(
         `  matching "broad": precision ${r.broad.precision.toFixed(3)}, recall ` +
