@@ -213,7 +213,9 @@ Deno.test(
     const off = await interrupted({ REMCP_LANES: "0" }, kill);
     assert.equal(on.code, "WorkerCrashed", on.message);
     assert.equal(off.code, "WorkerCrashed", off.message);
-    assert.ok((on.lanes ?? 0) >= 30, `lanes carried ${on.lanes}`);
+    // The kill came at 30 invokes done, the first of them through the supervisor (it granted the
+    // lane): the lane carried at least the other 29 (the gate's busy run saw exactly 29).
+    assert.ok((on.lanes ?? 0) >= 29, `lanes carried ${on.lanes}`);
   },
 );
 
