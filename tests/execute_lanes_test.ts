@@ -197,7 +197,8 @@ Deno.test(
     const off = await interrupted({ REMCP_LANES: "0" }, close);
     assert.equal(on.code, "NoDatabase", on.message);
     assert.equal(off.code, "NoDatabase", off.message);
-    assert.ok((on.lanes ?? 0) >= 30, `lanes carried ${on.lanes}`);
+    // 30 invokes done when it closed, the first through the supervisor (it granted the lane).
+    assert.ok((on.lanes ?? 0) >= 29, `lanes carried ${on.lanes}`);
   },
 );
 
