@@ -7,6 +7,7 @@
  */
 import { orderedCallees } from "./call_order.ts";
 import type { Match, MatchState } from "./match_state.ts";
+import { MIN_CERTAIN_INSTRUCTIONS } from "./small_bytes.ts";
 
 /** Rounds of equal code whose pairs are checked (prefixes of the round names). */
 export const CALL_SITE_ROUNDS = [
@@ -52,7 +53,10 @@ export function callSiteCheck(s: MatchState, round: string): Match[] {
       if (at !== undefined) places.add(at);
     }
     const others = [...places].filter((j) => j !== m.b);
-    if (others.length === 0 || !others.some((j) => shape(j) === shape(m.b))) continue;
+    // A tiny body's equal bytes are no better evidence than any other function every place
+    // agrees on; a place of another shape among others is changed code around the call.
+    const weak = s.a[m.a]!.instructions < MIN_CERTAIN_INSTRUCTIONS && places.size === 1;
+    if (others.length === 0 || !(weak || others.some((j) => shape(j) === shape(m.b)))) continue;
     contradicted.set(m, places.size === 1 ? others[0] : undefined);
   }
   const gone = [...contradicted.keys()];

@@ -26,7 +26,7 @@ import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
 import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
 import { strayPairs } from "./order_drift.ts";
 import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
-import { SMALL_BYTES_DEFAULTS, smallBytesRound } from "./small_bytes.ts";
+import { MIN_CERTAIN_INSTRUCTIONS, SMALL_BYTES_DEFAULTS, smallBytesRound } from "./small_bytes.ts";
 import { callSiteCheck } from "./call_sites.ts";
 
 export type { Match } from "./match_state.ts";
@@ -83,13 +83,6 @@ const joined = (xs: readonly (string | number)[]) => xs.join("\u0001");
 
 const BYTES: Key = (f) => `${f.bytes_hash}:${f.instructions}`;
 const MNEMONICS: Key = (f) => `${f.mnem_hash}:${f.cfg_sig}`;
-
-/**
- * Fewest instructions for equal bytes unique on both sides to count as certain before anything
- * else has matched: smaller bodies are shapes more than identities, paired by their bytes later
- * and only with a second witness (small_bytes.ts).
- */
-export const MIN_CERTAIN_INSTRUCTIONS = 6;
 
 /** Global rounds, most certain first. Small functions need stronger keys to avoid coincidence. */
 const ROUNDS: Round[] = [

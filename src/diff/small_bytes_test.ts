@@ -45,13 +45,13 @@ Deno.test("matchFunctions() still pairs unchanged tiny bodies in place", () => {
   assert.deepEqual(setterPairs(a, b), [0, 1, 2, 3, 4, 5].map((k) => [k, k]));
 });
 
-Deno.test("smallBytesRound() wants call-graph agreement or an exact address place, not bytes alone", () => {
+Deno.test("smallBytesRound() wants call-graph agreement or an address place, not bytes alone", () => {
   // main calls s0 / t0 (agreement); s1 and t1 sit between main and end alike (place); s2 has the
-  // bytes of u, which sits one function further from end than s2 does (neither).
+  // bytes of u, which sits two functions further from end than s2 does (neither).
   const a = [fn("main"), fn("s0", { bytes_hash: "x" }), fn("s1", { bytes_hash: "y" }), fn("end")];
   a.push(fn("s2", { bytes_hash: "z" }));
   const b = [fn("main"), fn("t0", { bytes_hash: "x" }), fn("t1", { bytes_hash: "y" }), fn("end")];
-  b.push(fn("other"), fn("u", { bytes_hash: "z" }));
+  b.push(fn("other"), fn("another"), fn("u", { bytes_hash: "z" }));
   calls(a[0]!, a[1]!);
   calls(b[0]!, b[1]!);
   const s = new MatchState(a, b);
