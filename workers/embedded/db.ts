@@ -8,7 +8,7 @@ import type { AnnotationStore } from "../shared/store/store.ts";
 import type { CodeView } from "./code.ts";
 import type { Analysis } from "./analysis/analysis.ts";
 import type { FunctionInfo } from "./analysis/types.ts";
-import type { DecompilerCache } from "./decompiler/service.ts";
+import type { DecompilerCache } from "./decompiler/cache.ts";
 import type { BuiltinPrototypes } from "./decompiler/abi/prototypes.ts";
 
 /** What the embedded tools read from. */

@@ -79,18 +79,7 @@ export interface FunctionInfo {
   edges: Edge[];
 }
 
-/**
- * What a reference does: code `call`/`jump`; data `read`/`write`; `offset` takes an address
- * (lea, adrp+add, a pointer in data); `string` is an `offset` or `read` whose target is a string.
- */
-export type XrefKind = "call" | "jump" | "read" | "write" | "offset" | "string";
-
-/** One cross-reference from an instruction (or a data word) to an address. */
-export interface Xref {
-  from: number;
-  to: number;
-  kind: XrefKind;
-}
+export type { Xref, XrefKind } from "./xref.ts";
 
 /** A string found in the image. */
 export interface StringInfo {

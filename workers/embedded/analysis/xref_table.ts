@@ -4,7 +4,7 @@
  * of an object each, and go to and from the cache as they are.
  */
 
-import type { Xref, XrefKind } from "./types.ts";
+import type { Xref, XrefKind } from "./xref.ts";
 
 /** Xref kinds by their code in the `kind` column; also the order of kinds at one (from, to). */
 export const XREF_KINDS: readonly XrefKind[] = [

@@ -32,14 +32,6 @@ function mapBytes(entry: { line: number; addresses: number[] }): number {
 }
 
 /**
- * What a line of code costs in a result, with its line-map entry (a line number of 6 digits):
- * the printer stops at a cap in these units before {@link fitRendered} cuts exactly.
- */
-export function lineBytes(text: string, addresses: readonly number[]): number {
-  return text.length + 1 + (addresses.length > 0 ? 30 + addresses.length * 16 : 0);
-}
-
-/**
  * `r`'s code and line map cut at a line end so that both together stay under `maxBytes`
  * (UTF-16 code units of the code, estimated JSON bytes of the map), with a closing note. Code
  * whose printing stopped early (`r.stopped`) is always cut, before its closing brace.

@@ -18,7 +18,6 @@ import {
 import type { Cond, Stmt as SStmt } from "./structure/types.ts";
 import { type CType, typeName, uintType } from "./types.ts";
 import { countUses } from "./passes/uses.ts";
-import { lineBytes } from "./fit.ts";
 
 /** A user's annotation of one local variable (by its default name). */
 export interface LocalAnnotation {
@@ -449,4 +448,12 @@ function returnType(d: Decompiled): string {
     if (b.term.k === "ret" && b.term.value) return typeName(uintType(b.term.value.size));
   }
   return typeName(uintType(d.ir.arch.ptr));
+}
+
+/**
+ * What a line of code costs in a result, with its line-map entry (a line number of 6 digits):
+ * the printer stops at a cap in these units before `fitRendered` (fit.ts) cuts exactly.
+ */
+export function lineBytes(text: string, addresses: readonly number[]): number {
+  return text.length + 1 + (addresses.length > 0 ? 30 + addresses.length * 16 : 0);
 }

@@ -14,6 +14,9 @@ import type { EmitNames } from "./emit.ts";
 import { type LocalAnnotation, render, type Rendered, type RenderLimits } from "./render.ts";
 import type { Built } from "./build.ts";
 import { budgetClock } from "./clock.ts";
+import { DecompilerCache, type Summary } from "./cache.ts";
+
+export { DecompilerCache };
 import { lastResort } from "./lastresort.ts";
 import { parsePrototype, type Prototype } from "./abi/prototype.ts";
 import { builtinPrototypes, prototypeKey } from "./abi/prototypes.ts";
@@ -64,48 +67,6 @@ export const DEFAULT_LIMITS: DecompileLimits = {
   maxInstructions: 20_000,
   maxSimplifiedInstructions: 50_000,
 };
-
-/** Per-database cache of decompiled functions, by start address. */
-export class DecompilerCache {
-  readonly #entries = new Map<number, Decompiled>();
-  /** Callees' parameter counts and return values, by start. */
-  readonly summaries = new Map<number, Summary>();
-  readonly #max: number;
-
-  constructor(max = 256) {
-    this.#max = max;
-  }
-
-  get(start: number): Decompiled | undefined {
-    const d = this.#entries.get(start);
-    if (d) {
-      // Most recently used last.
-      this.#entries.delete(start);
-      this.#entries.set(start, d);
-    }
-    return d;
-  }
-
-  set(start: number, d: Decompiled): void {
-    this.#entries.set(start, d);
-    while (this.#entries.size > this.#max) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
-  }
-
-  /** Forgets one function, or everything (a prototype changes its callers too). */
-  invalidate(start?: number): void {
-    this.summaries.clear();
-    if (start === undefined) this.#entries.clear();
-    else this.#entries.delete(start);
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-}
 
 /** The names and data the printer shows, from the database. */
 export function emitNames(d: EmbeddedDb): EmitNames {
@@ -227,17 +188,6 @@ interface RunOptions {
   bare?: boolean;
   /** Decompile callees without a prototype for their parameter counts (else: cached ones only). */
   withCallees?: boolean;
-}
-
-/** A callee's parameter count and whether it returns a value, from decompiling it alone. */
-interface Summary {
-  params: number;
-  floatParams: number;
-  returns: boolean;
-  floatReturn: boolean;
-  indirectResult: boolean;
-  /** Returns a double-width integer (`long long` in edx:eax on x86-32). */
-  wideReturn: boolean;
 }
 
 function run(

@@ -8,7 +8,7 @@
  * is pushed).
  */
 
-import type { CallingConvention } from "./conventions.ts";
+import type { CallingConvention } from "./calling_convention.ts";
 
 const range = (prefix: string, from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${from + i}`);
