@@ -40,7 +40,7 @@ export const CALL_ORDER_DEFAULTS: CallOrderOptions = {
 };
 
 /** Callees by index, in order of first call, without repeats or targets that are no function. */
-function orderedCallees(index: Map<number, number>, callees: readonly number[]): number[] {
+export function orderedCallees(index: Map<number, number>, callees: readonly number[]): number[] {
   const out: number[] = [];
   const seen = new Set<number>();
   for (const c of callees) {

@@ -46,12 +46,15 @@ export const diffDatabasesSpec = defineTool({
     "b). Totals and the pairs each matching round found come with every page. Works across " +
     "backends.\n" +
     "Rounds run from the most certain to the least: non-default names, masked instruction " +
-    "bytes, mnemonic sequence, strings, mnemonic multiset + CFG, imports + CFG, constants, CFG " +
+    "bytes (bodies under 6 instructions later, and only where a matched caller, callee or " +
+    "address-order neighbour places them), mnemonic sequence, strings, mnemonic multiset + CFG, imports + CFG, constants, CFG " +
     "shape, then callers/callees of matched pairs, position in the call graph (matched callers " +
     "and callees in common), address order between matched pairs and similarity, until nothing " +
     "new matches, then callees by the order their matched callers call them; a tie is never " +
     "guessed (identical duplicates are told apart only by their matched callers and callees, or " +
-    "their places between matched pairs). Last, a pair whose matched callers and callees mostly " +
+    "their places between matched pairs). Last, a pair of equal code that matched callers call " +
+    "where the partners' callers call another function moves there (or is withdrawn when they " +
+    "disagree), a pair whose matched callers and callees mostly " +
     "correspond to functions elsewhere is withdrawn and the structural rounds run once more " +
     "(not with matching broad). Paged " +
     "(offset/limit, default 50); filter is a regex over either " +

@@ -26,6 +26,8 @@ import { STRING_SET_DEFAULTS, stringSetRound } from "./string_sets.ts";
 import { ORDER_TIE_DEFAULTS, orderTieRound } from "./order_ties.ts";
 import { strayPairs } from "./order_drift.ts";
 import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
+import { MIN_CERTAIN_INSTRUCTIONS, SMALL_BYTES_DEFAULTS, smallBytesRound } from "./small_bytes.ts";
+import { callSiteCheck } from "./call_sites.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -85,7 +87,7 @@ const MNEMONICS: Key = (f) => `${f.mnem_hash}:${f.cfg_sig}`;
 /** Global rounds, most certain first. Small functions need stronger keys to avoid coincidence. */
 const ROUNDS: Round[] = [
   { round: "name", key: (f) => DEFAULT_NAME.test(f.name) ? undefined : f.name },
-  { round: "bytes", key: BYTES },
+  { round: "bytes", key: (f) => f.instructions >= MIN_CERTAIN_INSTRUCTIONS ? BYTES(f) : undefined },
   { round: "mnemonics", key: (f) => f.instructions >= 5 ? MNEMONICS(f) : undefined },
   {
     round: "strings",
@@ -309,6 +311,21 @@ export function* matchSteps(
 
   yield* propagate();
   yield* structure();
+  // Small bodies by their exact bytes, where the call graph or address order vouches for them.
+  {
+    const before = s.matches.length;
+    smallBytesRound(
+      s,
+      (f) => f.instructions < MIN_CERTAIN_INSTRUCTIONS ? BYTES(f) : undefined,
+      SMALL_BYTES_DEFAULTS,
+    );
+    report(SMALL_BYTES_DEFAULTS.round, before);
+    yield;
+    if (s.matches.length > before) {
+      yield* propagate();
+      yield* structure();
+    }
+  }
   // Built where the first global similarity pass runs: the free functions at that point.
   const fuzzy = new FuzzyRound(
     s,
@@ -380,7 +397,9 @@ export function* matchSteps(
       ])
       : [];
     s.withdraw(new Set(outscored));
-    const gone = [...outscored, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
+    // Pairs of equal code that a matched caller's call order places elsewhere, once.
+    const sites = pass === 0 ? callSiteCheck(s, "call_sites") : [];
+    const gone = [...outscored, ...sites, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
     report("withdrawn", before);
     if (gone.length === 0 || pass === 1) break;
     // Propagation starts again from the pairs next to a freed function, and every tie again.
