@@ -75,49 +75,39 @@ export function runTool(
   ctx: HandlerContext,
   options: ToolServerOptions,
 ): Promise<ToolResult> {
+  const name = tool.spec.name;
+  const now = async (): Promise<ToolResult> => {
+    try {
+      const args = parseArguments(name, tool.spec.input, rawArgs) as Record<string, unknown>;
+      if (!tool.duringAnalysis) refuseUnlessReady(backend);
+      const value = await tool.handler(args, ctx);
+      if (options.checkOutput) {
+        const checked = tool.spec.output.safeParse(value);
+        if (!checked.success) {
+          throw new Error(
+            `${name} returned a result that breaks its output schema: ` +
+              checked.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`)
+                .join("; "),
+          );
+        }
+      }
+      if (tool.textField !== undefined) return textFieldResult(value, tool.textField);
+      return tool.uncapped ? okResult(value) : cappedResult(value, options.maxOutputBytes);
+    } catch (err) {
+      return errorResult(err, options.maxOutputBytes);
+    }
+  };
   const queue = options.queue;
-  if (!queue || tool.spec.name.startsWith("_")) return runNow(backend, tool, rawArgs, ctx, options);
+  if (!queue || name.startsWith("_")) return now();
+  // A call cancelled while it waited its turn is not run.
   return queue.run(() =>
     ctx.signal.aborted
       ? Promise.resolve(errorResult(
-        new RemcpError("Cancelled", `The call to ${tool.spec.name} was cancelled`, {
-          tool: tool.spec.name,
-        }),
+        new RemcpError("Cancelled", `The call to ${name} was cancelled`, { tool: name }),
         options.maxOutputBytes,
       ))
-      : runNow(backend, tool, rawArgs, ctx, options)
+      : now()
   );
-}
-
-async function runNow(
-  backend: Backend,
-  tool: ToolImpl,
-  rawArgs: unknown,
-  ctx: HandlerContext,
-  options: ToolServerOptions,
-): Promise<ToolResult> {
-  try {
-    const args = parseArguments(tool.spec.name, tool.spec.input, rawArgs) as Record<
-      string,
-      unknown
-    >;
-    if (!tool.duringAnalysis) refuseUnlessReady(backend);
-    const value = await tool.handler(args, ctx);
-    if (options.checkOutput) {
-      const checked = tool.spec.output.safeParse(value);
-      if (!checked.success) {
-        throw new Error(
-          `${tool.spec.name} returned a result that breaks its output schema: ` +
-            checked.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`)
-              .join("; "),
-        );
-      }
-    }
-    if (tool.textField !== undefined) return textFieldResult(value, tool.textField);
-    return tool.uncapped ? okResult(value) : cappedResult(value, options.maxOutputBytes);
-  } catch (err) {
-    return errorResult(err, options.maxOutputBytes);
-  }
 }
 
 /** A result whose `field` is its text and the rest its structured content (ToolImpl.textField). */

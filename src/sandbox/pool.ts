@@ -5,7 +5,7 @@
 import { RemcpError } from "../errors.ts";
 import { invokeFailure } from "../protocol/invoke_answer.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
-import type { GlobalValue, GuestLogLevel, RunStats, WireError } from "./protocol.ts";
+import type { GlobalValue, GuestLogLevel, LaneMessage, RunStats, WireError } from "./protocol.ts";
 import type { ChildMessage } from "./child_messages.ts";
 import { type SandboxChild, spawnSandboxChild } from "./sandbox_child.ts";
 import { describeExit, SandboxProcess } from "./sandbox_process.ts";
@@ -40,14 +40,8 @@ export type InvokeHandler = (
   lanes: LaneLink | undefined,
 ) => Promise<Record<string, unknown> | JsonText>;
 
-/** A lane to a worker, as the host grants it to a run (protocol.ts, `lane`). */
-export interface LaneGrant {
-  token: string;
-  database: string;
-  tools: string[];
-  /** Whether invokes that name no database go there too. */
-  bare: boolean;
-}
+/** A lane to a worker, as the host grants it to a run: the protocol's `lane` message's content. */
+export type LaneGrant = Omit<LaneMessage, "type" | "runId">;
 
 /** How the host grants a run lanes. */
 export interface LaneLink {
