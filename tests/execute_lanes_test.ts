@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { createLogger, stderrSink } from "../src/log.ts";
 import { createSupervisor } from "../src/supervisor/create.ts";
+import { workerEnv } from "../src/supervisor/pool.ts";
 import type { CallContext } from "../src/supervisor/host.ts";
 import type { Supervisor } from "../src/supervisor/supervisor.ts";
 import { runScript } from "../src/meta/run_script.ts";
@@ -26,10 +27,15 @@ function context(session = "lanes"): CallContext {
 async function withSupervisor(
   env: Record<string, string>,
   body: (sup: Supervisor, ctx: CallContext) => Promise<void>,
+  workerOnly: Record<string, string> = {},
 ): Promise<void> {
   const stateDir = await Deno.makeTempDir({ prefix: "remcp-lanes-test-" });
   const config = loadConfig({ REMCP_STATE_DIR: stateDir, REMCP_LOG_LEVEL: "error", ...env });
-  const sup = createSupervisor(config, createLogger("test", stderrSink("error", undefined, "t")));
+  // Worker-only variables go to the workers alone: Deno.env is shared by every test file that
+  // runs in parallel, and a delay set there held other files' analyses for a minute.
+  const sup = createSupervisor(config, createLogger("test", stderrSink("error", undefined, "t")), {
+    workerEnv: { ...workerEnv(config), ...workerOnly },
+  });
   try {
     await body(sup, context());
   } finally {
@@ -54,12 +60,13 @@ function script(sup: Supervisor, ctx: CallContext, code: string, database?: stri
 async function onAndOff<T>(
   env: Record<string, string>,
   body: (sup: Supervisor, ctx: CallContext) => Promise<T>,
+  workerOnly: Record<string, string> = {},
 ): Promise<[T, T]> {
   const out: T[] = [];
   for (const lanes of ["1", "0"]) {
     await withSupervisor({ ...env, REMCP_LANES: lanes }, async (sup, ctx) => {
       out.push(await body(sup, ctx));
-    });
+    }, workerOnly);
   }
   return [out[0]!, out[1]!];
 }
@@ -108,8 +115,6 @@ Deno.test("lane invokes give the values and errors the supervisor's path gives",
 });
 
 Deno.test("a lane answers Busy while the file analyses, as the supervisor does", e2e, async () => {
-  // Workers take their environment from this process.
-  Deno.env.set("REMCP_DEBUG_ANALYSIS_DELAY_MS", "60000");
   const [on, off] = await onAndOff({}, async (sup, ctx) => {
     const r = await sup.callTool("open_database", { path: fixture("elf_x86_64_gcc_O2") }, ctx);
     assert.notEqual(r.isError, true, r.content[0]?.text);
@@ -124,7 +129,7 @@ Deno.test("a lane answers Busy while the file analyses, as the supervisor does",
        await invoke("list_sections", {});
        await tryEach([["list_functions", {}], ["list_sections", {}], ["decompile_function", { address: "main" }]])`,
     );
-  }).finally(() => Deno.env.delete("REMCP_DEBUG_ANALYSIS_DELAY_MS"));
+  }, { REMCP_DEBUG_ANALYSIS_DELAY_MS: "60000" });
   assert.deepEqual(on.result, off.result);
   assert.equal((on.result as { code?: string }[])[0]!.code, "Busy");
   assert.equal(on.stats.laneInvokes, 3);

@@ -37,6 +37,8 @@ export interface CreateOptions {
   spawn?: Spawner;
   /** What a call without an open database is told to do (remcp run words it its own way). */
   noDatabaseHint?: string;
+  /** Workers' environment instead of this process's (tests; see SupervisorOptions). */
+  workerEnv?: Record<string, string>;
 }
 
 /** The production supervisor for `config`; script tools start loading in the background. */
@@ -50,6 +52,7 @@ export function createSupervisor(
     log,
     ...(options.spawn ? { spawn: options.spawn } : {}),
     ...(options.noDatabaseHint ? { noDatabaseHint: options.noDatabaseHint } : {}),
+    ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
     tools: [{ kind: "management", tools: [...OPEN_TOOLS, ...MANAGEMENT_TOOLS] }],
   });
   const scripts = new ScriptTools(sup);

@@ -403,7 +403,6 @@ export class WorkerPool {
 /** The backend whose workers can start ahead of need (the others load an engine per file). */
 const STANDBY_BACKEND = "embedded";
 
-/** The environment workers get: ours, minus nothing (workers read REMCP_* themselves). */
 /**
  * The environment workers get: ours, plus the settings that came from flags rather than the
  * environment (a worker reads its configuration from REMCP_* variables).

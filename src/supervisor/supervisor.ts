@@ -40,6 +40,11 @@ export interface SupervisorOptions {
   tools?: { kind: Exclude<ToolKind, "worker">; tools: LocalTool[] }[];
   /** What a call without an open database is told to do (the default suits MCP clients). */
   noDatabaseHint?: string;
+  /**
+   * Workers' environment, instead of this process's (`workerEnv`): tests that set a worker-only
+   * variable, since `Deno.env` is shared by every test file running in parallel.
+   */
+  workerEnv?: Record<string, string>;
 }
 
 const DATABASE_PARAM = z.string().min(1).max(128).optional().describe(
@@ -77,6 +82,7 @@ export class Supervisor implements Host {
       log: options.log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
       ...(options.noDatabaseHint ? { noDatabaseHint: options.noDatabaseHint } : {}),
+      ...(options.workerEnv ? { env: options.workerEnv } : {}),
     });
     const groups = options.tools ?? [];
     for (const group of groups.filter((g) => g.kind === "management")) {
