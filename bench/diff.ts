@@ -203,6 +203,20 @@ const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
     `${dir}/common/tuklib_cpucores.c`,
   expat: (dir) =>
     `-I${DRIVERS}/expat -I${dir} ${DRIVERS}/expat.c ${dir}/xmlparse.c ${dir}/xmlrole.c ${dir}/xmltok.c`,
+  nghttp2: (dir) =>
+    `-DHAVE_CONFIG_H -DNGHTTP2_STATICLIB -I${DRIVERS}/nghttp2 -I${dir}/includes ` +
+    `${DRIVERS}/nghttp2.c $(ls ${dir}/*.c | tr '\n' ' ')`,
+  // The platform files of other systems, and the Linux ACL code (ACLs are off in config.h, as
+  // there are no libacl headers here); the libraries Debian's build links, but ACL and xattr.
+  libarchive: (dir) =>
+    `-DHAVE_CONFIG_H -I${DRIVERS}/libarchive -I/usr/include/libxml2 -I${dir} ` +
+    `${DRIVERS}/libarchive.c $(ls ${dir}/*.c | ` +
+    `grep -v -e _windows -e _darwin -e _freebsd -e _sunos -e _linux | tr '\n' ' ') ` +
+    "-lnettle -llzma -lzstd -llz4 -lbz2 -lz -lxml2",
+  curl: (dir) =>
+    `-DHAVE_CONFIG_H -DBUILDING_LIBCURL -DCURL_STATICLIB -I${DRIVERS}/curl -I${dir}/include ` +
+    `-I${dir}/lib ${DRIVERS}/curl.c ` +
+    `$(ls ${dir}/lib/*.c ${dir}/lib/{vauth,vtls,vquic,vssh}/*.c | tr '\n' ' ')`,
 };
 
 /**
@@ -818,6 +832,23 @@ if (import.meta.main) {
     );
   };
   /**
+   * nghttp2 1.52.0 from Debian's tree: its build generates nghttp2ver.h (the version string and
+   * number) from a template, done here as configure would; CMake's copy ships the header.
+   */
+  const nghttp2Debian = async () => {
+    const top = await debSource("nghttp2", "nghttp2-1.52.0");
+    if (!top) return undefined;
+    const ver = join(top, "lib/includes/nghttp2/nghttp2ver.h");
+    if (
+      !(await exists(ver)) &&
+      !(await sh(
+        `sed -e s/@PACKAGE_VERSION@/1.52.0/ -e s/@PACKAGE_VERSION_NUM@/0x013400/ ${ver}.in ` +
+          `> ${ver}.new && mv ${ver}.new ${ver}`,
+      ))
+    ) return undefined;
+    return build("nghttp2152-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.nghttp2!(join(top, "lib")));
+  };
+  /**
    * SQLCipher 3.4.1's SQLite 3.15.2: its amalgamation only compiles with the codec on (it
    * inlines btreeInt.h inside the codec's section), so the fork's ~90 functions and OpenSSL's
    * libcrypto come along.
@@ -867,6 +898,24 @@ if (import.meta.main) {
       name: "version: expat 2.4.6 (vendored in CMake 3.25.1) → 2.5.0 as released (gcc -O2)",
       a: library("expat", "expat246", ...cmake, "Utilities/cmexpat/lib"),
       b: expatReleased,
+    },
+    {
+      name:
+        "version: nghttp2 1.40.0 (vendored in CMake 3.25.1) → 1.52.0 (Debian's nghttp2) (gcc -O2)",
+      a: library("nghttp2", "nghttp2140", ...cmake, "Utilities/cmnghttp2/lib"),
+      b: nghttp2Debian,
+    },
+    {
+      name:
+        "version: libarchive 3.6.0 (vendored in CMake 3.25.1) → 3.6.2-1+deb12u4 (Debian's libarchive) (gcc -O2)",
+      a: library("libarchive", "libarchive360", ...cmake, "Utilities/cmlibarchive/libarchive"),
+      b: library("libarchive", "libarchive362", "libarchive", "libarchive-3.6.2", "libarchive"),
+    },
+    {
+      name:
+        "version: curl 7.86.0 (vendored in CMake 3.25.1) → 7.88.1-10+deb12u15 (Debian's curl) (gcc -O2)",
+      a: library("curl", "curl7860", ...cmake, "Utilities/cmcurl"),
+      b: library("curl", "curl7881", "curl", "curl-7.88.1", "."),
     },
     {
       name:
