@@ -7,19 +7,24 @@
  *       bookworm's lua5.1 … lua5.4 source packages), from `apt-get source`;
  *       SQLite 3.40.1 as released vs Debian's security-patched 3.40.1-2+deb12u2 (the only SQLite
  *       source here: two upstream releases are not available);
- *       and four libraries in two releases each, one a copy CMake 3.25.1 vendors (Debian's cmake
+ *       and seven libraries in two releases each, one a copy CMake 3.25.1 vendors (Debian's cmake
  *       source, Utilities/cm*) and the other Debian bookworm's own package: zlib 1.2.12 → 1.2.13,
  *       zstd 1.5.0 → 1.5.4, liblzma (xz) 5.2.5 → 5.4.1, Expat 2.4.6 → 2.5.0 (Debian's, with its
- *       CVE patches, and as released). Each library is compiled into a small driver of ours
+ *       CVE patches, and as released), nghttp2 1.40.0 → 1.52.0, libarchive 3.6.0 → 3.6.2 and
+ *       libcurl 7.86.0 → 7.88.1 (the last three added later than the others, with no matcher work
+ *       on them: held out). Each library is compiled into a small driver of ours
  *       (bench/diff_pairs/, the same file for both releases) as sources, not an archive, so all
- *       its functions stay. SQLite 3.15.2 as SQLCipher 3.4.1 forked it (its codec on) → 3.40.1:
- *       six years of SQLite releases under a fork's additions;
+ *       its functions stay; where a configure step would write a configuration header, ours in
+ *       bench/diff_pairs/ stands in, the same for both releases. libarchive links what Debian's
+ *       build does (nettle, zlib, bzip2, lz4, liblzma, zstd, libxml2: their -dev packages must be
+ *       installed) but ACLs and xattrs. SQLite 3.15.2 as SQLCipher 3.4.1 forked it (its codec on)
+ *       → 3.40.1: six years of SQLite releases under a fork's additions;
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
- * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, lzma54Name, zstd154Name, and CMake's zlib
- * by zlib's names, unmangleCmZlib);
+ * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, lzma54Name, zstd154Name, nghttp2152Name,
+ * and CMake's zlib by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
@@ -33,17 +38,18 @@
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
- *                                         "vendored" selects the four library pairs, "zlib", "zstd",
- *                                         "liblzma", "expat" one each, "SQLCipher" the fork)
+ *                                         "vendored" selects the seven library pairs, "zlib",
+ *                                         "zstd", "liblzma", "expat", "nghttp2", "libarchive",
+ *                                         "curl" one each, "SQLCipher" the fork)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *
  * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
  *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases and zstd a further score counts a match of an old function with the new
+ * For the Lua releases, zstd and curl a further score counts a match of an old function with the new
  * function its body moved to, where the new release split it into a thin wrapper (or a macro)
- * under the old name and a new function holding the code (LUA5x_SPLITS, ZSTD154_SPLITS, each
- * checked in both sources); the strict score, printed first, is the goal's.
+ * under the old name and a new function holding the code (LUA5x_SPLITS, ZSTD154_SPLITS,
+ * CURL788_SPLITS, each checked in both sources); the strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
  * state folder: new workers, analyses and diffing features read from the databases' stores.
@@ -181,10 +187,11 @@ const sqliteSources = (dir: string) =>
   `-DSQLITE_THREADSAFE=0 ${dir}/sqlite3.c ${dir}/shell.c -I${dir}`;
 
 /**
- * The four libraries, each compiled into its driver (bench/diff_pairs/NAME.c) from a source
- * folder: every .c file of the library that the release's own build compiles by default, the
- * same selection rule for both releases. `dir` is zlib's top folder, zstd's lib/, liblzma's
- * src/ (holding liblzma/ and common/), Expat's lib/.
+ * The libraries, each compiled into its driver (bench/diff_pairs/NAME.c) from a source folder:
+ * every .c file of the library that the release's own build compiles by default, the same
+ * selection rule for both releases. `dir` is zlib's top folder, zstd's lib/, liblzma's src/
+ * (holding liblzma/ and common/), Expat's lib/, nghttp2's lib/, libarchive's libarchive/,
+ * curl's top folder.
  */
 const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
   zlib: (dir) => `-I${dir} ${DRIVERS}/zlib.c $(ls ${dir}/*.c | tr '\n' ' ')`,
@@ -244,6 +251,28 @@ const zstd154Name = (n: string) =>
     : n === "HUF_getNbBits"
     ? "HUF_getNbBitsFromCTable"
     : n;
+/**
+ * nghttp2 1.52.0 exported two statics of 1.40.0's nghttp2_session.c under the library's prefix
+ * (declared in nghttp2_session.h, called from nghttp2_submit.c too): same bodies, same role.
+ */
+const nghttp2152Name = (n: string) =>
+  n === "session_update_recv_connection_window_size" ||
+    n === "session_update_recv_stream_window_size"
+    ? `nghttp2_${n}`
+    : n;
+
+/**
+ * Where curl 7.88.1 moved a 7.86.0 body (see LUA54_SPLITS): 7.86's curl_strequal and
+ * curl_strnequal are wrappers around Curl_strcasecompare and Curl_strncasecompare; 7.88 dropped
+ * the Curl_ functions and gave the public ones the bodies, curl_strequal that of 7.86's
+ * Curl_safe_strcasecompare (the same null checks around the same loop, byte for byte once its
+ * static helper is inlined), curl_strnequal Curl_strncasecompare's loop under new null checks.
+ */
+const CURL788_SPLITS = new Map([
+  ["Curl_safe_strcasecompare", "curl_strequal"],
+  ["Curl_strncasecompare", "curl_strnequal"],
+]);
+
 /**
  * Where 1.5.4 moved a 1.5.0 body (see LUA54_SPLITS): 1.5.0's HUF_readDTableX1_wksp is a wrapper
  * calling HUF_readDTableX1_wksp_bmi2(…, 0); 1.5.4 dropped the _bmi2 function and put its body,
@@ -904,6 +933,7 @@ if (import.meta.main) {
         "version: nghttp2 1.40.0 (vendored in CMake 3.25.1) → 1.52.0 (Debian's nghttp2) (gcc -O2)",
       a: library("nghttp2", "nghttp2140", ...cmake, "Utilities/cmnghttp2/lib"),
       b: nghttp2Debian,
+      rename: nghttp2152Name,
     },
     {
       name:
@@ -916,6 +946,7 @@ if (import.meta.main) {
         "version: curl 7.86.0 (vendored in CMake 3.25.1) → 7.88.1-10+deb12u15 (Debian's curl) (gcc -O2)",
       a: library("curl", "curl7860", ...cmake, "Utilities/cmcurl"),
       b: library("curl", "curl7881", "curl", "curl-7.88.1", "."),
+      splits: CURL788_SPLITS,
     },
     {
       name:
