@@ -46,9 +46,10 @@
  * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
  *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases, zstd and curl a further score counts a match of an old function with the new
- * function its body moved to, where the new release split it into a thin wrapper (or a macro)
- * under the old name and a new function holding the code (LUA5x_SPLITS, ZSTD154_SPLITS,
+ * For the Lua releases, zstd and curl a further score counts a match of an old function with
+ * the new function its body moved to, where the new release split it into a thin wrapper (or a
+ * macro) under the old name and a new function holding the code, or (curl) dropped the old
+ * function and gave its body to a wrapper that called it (LUA5x_SPLITS, ZSTD154_SPLITS,
  * CURL788_SPLITS, each checked in both sources); the strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
