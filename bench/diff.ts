@@ -440,6 +440,9 @@ const LUA52_RENAMES = new Map([
   // lobject.c's log2 by table, called at the same two sites of ltable.c: 5.1's through the
   // ceillog2 macro (x - 1, + 1), 5.2's with both folded in.
   ["luaO_log2", "luaO_ceillog2"],
+  // liolib.c's file-operation result (boolean, or nil, message and errno), the same body,
+  // moved to lauxlib.c as API.
+  ["pushresult", "luaL_fileresult"],
 ]);
 /**
  * Where 5.3 and 5.2 moved an old body (see LUA54_SPLITS): 5.3's luaV_gettable/settable are
