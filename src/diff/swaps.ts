@@ -15,10 +15,10 @@ export interface SwapOptions {
   round: string;
   /**
    * The most the two pairs' similarities may lose, summed, for the swap to be made. On
-   * bench/diff.ts every swap that gained call-graph agreement and lost at most 0.19 turned two
-   * wrong pairs into two right ones (zstd's twins, SQLite gcc → clang's `decimalSumStep` and
-   * `decimalSumInverse`); swaps that broke right pairs lost 0.22 or more (two equal bodies of
-   * SQLite clang, 1.0 each, against 0.3–0.7 swapped).
+   * bench/diff.ts five swaps gained call-graph agreement over every pair; the two that left no
+   * neighbour disagreeing were right (zstd's twins, losing 0.19; SQLite -O3's `decimalSumStep`
+   * and `decimalSumInverse`, 0.03). Swaps that would have broken right pairs (equal bodies
+   * around SQLite's hubs) lost 0.22 or more.
    */
   maxSimilarityLoss: number;
 }
@@ -51,8 +51,8 @@ function agreementOf(s: MatchState, i: number, j: number, i2: number, j2: number
 
 /**
  * Swaps the partners of two pairs when a matched neighbour of one side places each where the
- * other is: more matched callers and callees agree, none more disagree, and the similarities
- * lose at most `maxSimilarityLoss`. Each pair takes part in one swap at most, the clearest gain
+ * other is: swapped, more of their matched callers and callees agree and none disagrees, and
+ * the similarities lose at most `maxSimilarityLoss`. Each pair takes part in one swap at most, the clearest gain
  * first. Returns the pairs taken apart (never made again); the swapped ones are paired as
  * `round`.
  */
