@@ -28,6 +28,7 @@ import { strayPairs } from "./order_drift.ts";
 import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
 import { MIN_CERTAIN_INSTRUCTIONS, SMALL_BYTES_DEFAULTS, smallBytesRound } from "./small_bytes.ts";
 import { callSiteCheck } from "./call_sites.ts";
+import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -401,6 +402,7 @@ export function* matchSteps(
     const sites = pass === 0 ? callSiteCheck(s, "call_sites") : [];
     const gone = [...outscored, ...sites, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
     report("withdrawn", before);
+    yield;
     if (gone.length === 0 || pass === 1) break;
     // Propagation starts again from the pairs next to a freed function, and every tie again.
     const freedA = new Set(gone.map((m) => m.a));
@@ -414,6 +416,16 @@ export function* matchSteps(
     yield* propagate();
     yield* structure();
     yield* callOrder();
+  }
+
+  // Last of all, and on their own: pairs by place in address order alone, where the call graph
+  // agrees. Made before the consistency check, they led propagation and call order to wrong pairs
+  // on bench/diff.ts (zstd's look-alike template instances).
+  if (!options.broad) {
+    const before = s.matches.length;
+    gapRound(s, GAP_DEFAULTS);
+    report(GAP_DEFAULTS.round, before);
+    yield;
   }
 
   return {

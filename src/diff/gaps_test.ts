@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { calls, fn } from "./_test_features.ts";
+import { GAP_DEFAULTS, gapRound, neighboursAgree } from "./gaps.ts";
+import { MatchState } from "./match_state.ts";
+import type { FunctionFeatures } from "./features.ts";
+
+/** One side: functions in address order, each with its own body (nothing alike across sides). */
+function side(tag: string, names: string[]): FunctionFeatures[] {
+  return names.map((n) => fn(`sub_${tag}${n}`, { bytes_hash: `${tag}${n}`, histogram: [1, 9] }));
+}
+
+/** A state with the functions at `given` (index in a, index in b) already paired. */
+function state(a: FunctionFeatures[], b: FunctionFeatures[], given: [number, number][]) {
+  const s = new MatchState(a, b);
+  for (const [i, j] of given) s.pair(i, j, "given");
+  return s;
+}
+
+const made = (s: MatchState) =>
+  s.matches.filter((m) => m.round === GAP_DEFAULTS.round).map((m) => [m.a, m.b]);
+
+Deno.test("gapRound() pairs an equal gap between two matched pairs place by place", () => {
+  const a = side("a", ["first", "x", "y", "last"]);
+  const b = side("b", ["first", "x", "y", "last"]);
+  const s = state(a, b, [[0, 0], [3, 3]]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 2);
+  assert.deepEqual(made(s), [[1, 1], [2, 2]]);
+});
+
+Deno.test("gapRound() leaves gaps of different lengths and gaps at either end", () => {
+  // a: first x last tail; b: first x extra last tail tail2 — the inner gaps differ (1 vs 2), and
+  // what follows the last pair is bounded on one end only.
+  const a = side("c", ["first", "x", "last", "tail"]);
+  const b = side("d", ["first", "x", "extra", "last", "tail", "tail2"]);
+  const s = state(a, b, [[0, 0], [2, 3]]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+});
+
+Deno.test("gapRound() leaves a place whose matched neighbours disagree", () => {
+  // a's x calls the matched helper; b's x calls nothing matched: a removed function and an
+  // added one may sit at the same place.
+  const a = side("e", ["first", "x", "y", "last", "helper"]);
+  const b = side("f", ["first", "x", "y", "last", "helper"]);
+  calls(a[1]!, a[4]!);
+  calls(b[2]!, b[4]!);
+  const s = state(a, b, [[0, 0], [3, 3], [4, 4]]);
+  assert.equal(neighboursAgree(s, 1, 1), false);
+  assert.equal(neighboursAgree(s, 2, 2), false);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+});
+
+Deno.test("gapRound() pairs a place whose matched neighbours are each other's partners", () => {
+  const a = side("g", ["first", "x", "last", "helper"]);
+  const b = side("h", ["first", "x", "last", "helper"]);
+  calls(a[1]!, a[3]!);
+  calls(b[1]!, b[3]!);
+  const s = state(a, b, [[0, 0], [2, 2], [3, 3]]);
+  assert.equal(neighboursAgree(s, 1, 1), true);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 1);
+  assert.deepEqual(made(s), [[1, 1]]);
+});
+
+Deno.test("gapRound() leaves gaps longer than maxGap", () => {
+  const a = side("i", ["first", "x", "y", "z", "last"]);
+  const b = side("j", ["first", "x", "y", "z", "last"]);
+  const s = state(a, b, [[0, 0], [4, 4]]);
+  assert.equal(gapRound(s, { ...GAP_DEFAULTS, maxGap: 2 }), 0);
+});
+
+Deno.test("gapRound() does not bound a gap by a pair out of order", () => {
+  // The pair (last, first) crosses: the only in-order pair is first ↔ last's place, no gap
+  // between two in-order pairs is left.
+  const a = side("k", ["first", "x", "last"]);
+  const b = side("l", ["first", "x", "last"]);
+  const s = state(a, b, [[0, 2], [2, 0]]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+});
