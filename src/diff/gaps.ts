@@ -4,25 +4,36 @@
  * places, one for one, however much their bodies changed (a release that rewrote a function in
  * place, templates whose inlining changed, twins of equal code told apart by where they sit). The
  * place is the evidence; what could make it wrong is a function removed and another added in the
- * same gap, and those show in the call graph: a pair is made only when nothing there speaks against
- * it — every matched caller and callee of either function has its partner among the other's.
+ * same gap, and those show in the call graph. A pair is made when nothing there speaks against it
+ * (every matched caller and callee of either function has its partner among the other's), or when
+ * the call graph leans its way and the bodies are somewhat alike (a shared matched neighbour, and
+ * one side only gained or lost calls).
  */
 import type { MatchState } from "./match_state.ts";
+import { similarity } from "./similarity.ts";
 
 /** Thresholds of {@link gapRound}. */
 export interface GapOptions {
   round: string;
   /** Longest gap filled. */
   maxGap: number;
+  /** Least similarity of a pair made on {@link leansOn}'s evidence rather than agreement. */
+  minLeaning: number;
 }
 
 /**
  * The thresholds the matcher uses. On bench/diff.ts, of the pairs of the equal gaps left at this
- * point, every wrong one (24 over the Lua pairs, gaps of one or two functions) had a matched
- * neighbour whose partner was not the other's neighbour, and no right one without that was
- * wrong; similarity told them apart less well (wrong pairs at 0.02–0.46, right ones at 0.04–1).
+ * point, every wrong one (24 over the Lua pairs, in gaps of one or two functions) had a matched
+ * neighbour whose partner was not the other's neighbour and, with one exception at similarity
+ * 0.23, neither side free of such contradictions; similarity alone told them apart less well
+ * (wrong pairs at 0.02–0.46, right ones at 0.04–1). The round made 46 pairs there, all right; a
+ * floor of 0.3 for leaning pairs made two wrong ones as well (Lua 5.2 → 5.3, 5.3 → 5.4).
  */
-export const GAP_DEFAULTS: GapOptions = { round: "gaps", maxGap: 32 };
+export const GAP_DEFAULTS: GapOptions = {
+  round: "gaps",
+  maxGap: 32,
+  minLeaning: 0.4,
+};
 
 /**
  * Whether every matched caller and callee of `a[i]` has its partner among `b[j]`'s callers and
@@ -38,6 +49,27 @@ export function neighboursAgree(s: MatchState, i: number, j: number): boolean {
     within(s.graphA.callees[i]!, s.partnerA, s.graphB.callees[j]!) &&
     within(s.graphB.callers[j]!, s.partnerB, s.graphA.callers[i]!) &&
     within(s.graphB.callees[j]!, s.partnerB, s.graphA.callees[i]!);
+}
+
+/**
+ * Whether `a[i]` and `b[j]` share a matched neighbour and every matched caller and callee of one
+ * of them has its partner among the other's: the other gained or lost calls, no more.
+ */
+export function leansOn(s: MatchState, i: number, j: number): boolean {
+  let common = 0;
+  let againstA = 0;
+  let againstB = 0;
+  for (const dir of ["callers", "callees"] as const) {
+    const ofA = s.graphA[dir][i]!;
+    const ofB = s.graphB[dir][j]!;
+    for (const k of ofA) {
+      if (s.partnerA[k] === -1) continue;
+      if (ofB.includes(s.partnerA[k]!)) common++;
+      else againstA++;
+    }
+    for (const k of ofB) if (s.partnerB[k] !== -1 && !ofA.includes(s.partnerB[k]!)) againstB++;
+  }
+  return common > 0 && (againstA === 0 || againstB === 0);
 }
 
 /**
@@ -70,13 +102,25 @@ export function gapRound(s: MatchState, opts: GapOptions): number {
   }
   const pairs: [number, number][] = [];
   for (const { fromA, fromB, length } of gaps) {
+    // A pair out of order inside the gap: its places do not correspond one to one.
+    const free = (order: number[], from: number, partner: Int32Array) =>
+      order.slice(from, from + length).every((k) => partner[k] === -1);
+    if (!free(orderA, fromA, s.partnerA) || !free(orderB, fromB, s.partnerB)) continue;
     for (let k = 0; k < length; k++) {
       const i = orderA[fromA + k]!;
       const j = orderB[fromB + k]!;
-      if (neighboursAgree(s, i, j)) pairs.push([i, j]);
+      if (
+        neighboursAgree(s, i, j) ||
+        (leansOn(s, i, j) && similarity(s.a[i]!, s.b[j]!) >= opts.minLeaning)
+      ) pairs.push([i, j]);
     }
   }
   // Judged on the pairs made before this round only: one made here is no witness for another.
-  for (const [i, j] of pairs) s.pair(i, j, opts.round);
-  return pairs.length;
+  // A pair the consistency check withdrew stays unmade.
+  let made = 0;
+  for (const [i, j] of pairs) {
+    s.pair(i, j, opts.round);
+    if (s.partnerA[i] === j) made++;
+  }
+  return made;
 }

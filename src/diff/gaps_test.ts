@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { calls, fn } from "./_test_features.ts";
-import { GAP_DEFAULTS, gapRound, neighboursAgree } from "./gaps.ts";
+import { GAP_DEFAULTS, gapRound, leansOn, neighboursAgree } from "./gaps.ts";
 import { MatchState } from "./match_state.ts";
 import type { FunctionFeatures } from "./features.ts";
 
@@ -74,4 +74,51 @@ Deno.test("gapRound() does not bound a gap by a pair out of order", () => {
   const b = side("l", ["first", "x", "last"]);
   const s = state(a, b, [[0, 2], [2, 0]]);
   assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+});
+
+Deno.test("gapRound() does not make a pair the consistency check withdrew", () => {
+  const a = side("m", ["first", "x", "last"]);
+  const b = side("n", ["first", "x", "last"]);
+  const s = state(a, b, [[0, 0], [1, 1], [2, 2]]);
+  s.withdraw(new Set([s.matches[1]!]));
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+  assert.equal(s.partnerA[1], -1);
+});
+
+Deno.test("gapRound() leaves a gap that holds a pair out of order", () => {
+  // a: first x moved y last; b: first x y last moved — moved sits in a's gap, paired after last.
+  const a = side("o", ["first", "x", "moved", "y", "last"]);
+  const b = side("p", ["first", "x", "y", "last", "moved"]);
+  const s = state(a, b, [[0, 0], [2, 4], [4, 3]]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+});
+
+Deno.test("gapRound() pairs a place where one side only gained calls, when alike enough", () => {
+  // b's x calls the matched helper as a's does, and a second matched function a's x never
+  // called: a new version's x grew a call. At 0.4 similarity and more that is enough.
+  const a = side("q", ["first", "x", "last", "helper", "extra"]);
+  const b = side("r", ["first", "x", "last", "helper", "extra"]);
+  calls(a[1]!, a[3]!);
+  calls(b[1]!, b[3]!, b[4]!);
+  const s = state(a, b, [[0, 0], [2, 2], [3, 3], [4, 4]]);
+  assert.equal(neighboursAgree(s, 1, 1), false);
+  assert.equal(leansOn(s, 1, 1), true);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 1);
+  // Less alike than minLeaning: left.
+  const t = state(a, b, [[0, 0], [2, 2], [3, 3], [4, 4]]);
+  assert.equal(gapRound(t, { ...GAP_DEFAULTS, minLeaning: 1.01 }), 0);
+});
+
+Deno.test("leansOn() needs a shared matched neighbour and one side without contradiction", () => {
+  const a = side("s", ["x", "h1", "h2"]);
+  const b = side("t", ["x", "h1", "h2"]);
+  // a's x calls h1, b's x calls h2: nothing shared, each contradicts the other.
+  calls(a[0]!, a[1]!);
+  calls(b[0]!, b[2]!);
+  const s = state(a, b, [[1, 1], [2, 2]]);
+  assert.equal(leansOn(s, 0, 0), false);
+  // No matched neighbour at all: no evidence to lean on.
+  const u = side("u", ["x"]);
+  const v = side("v", ["x"]);
+  assert.equal(leansOn(new MatchState(u, v), 0, 0), false);
 });
