@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { calls, fn } from "./_test_features.ts";
-import { GAP_DEFAULTS, gapRound, leansOn, neighboursAgree } from "./gaps.ts";
+import { GAP_DEFAULTS, gapRound, inOrder, leansOn, neighboursAgree } from "./gaps.ts";
 import { MatchState } from "./match_state.ts";
 import type { FunctionFeatures } from "./features.ts";
 
@@ -121,4 +121,35 @@ Deno.test("leansOn() needs a shared matched neighbour and one side without contr
   const u = side("u", ["x"]);
   const v = side("v", ["x"]);
   assert.equal(leansOn(new MatchState(u, v), 0, 0), false);
+});
+
+Deno.test("gapRound() leaves a place whose code has an unmatched twin outside the gap", () => {
+  // b's x has the code of a free function elsewhere in b (two `ret`s): the place alone would
+  // choose between them.
+  const a = side("w", ["first", "x", "last"]);
+  const b = side("x", ["first", "x", "last", "elsewhere"]);
+  b[1]!.bytes_hash = b[3]!.bytes_hash = "ret";
+  const s = state(a, b, [[0, 0], [2, 2]]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+  // Twins that both sit in the gap are told apart by their places.
+  const c = side("y", ["first", "x", "x64", "last"]);
+  const d = side("z", ["first", "x", "x64", "last"]);
+  c[1]!.bytes_hash = c[2]!.bytes_hash = "twin";
+  const t = state(c, d, [[0, 0], [3, 3]]);
+  assert.equal(gapRound(t, GAP_DEFAULTS), 2);
+});
+
+Deno.test("gapRound() leaves a place called on one side only", () => {
+  // a's x has an (unmatched) caller, b's x none: a helper replaced by a callback.
+  const a = side("aa", ["first", "x", "last", "caller"]);
+  const b = side("ab", ["first", "x", "last", "caller"]);
+  calls(a[3]!, a[1]!);
+  const s = state(a, b, [[0, 0], [2, 2]]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 0);
+});
+
+Deno.test("inOrder() keeps the longest run of pairs in order on both sides", () => {
+  // a's second function moved far ahead in b: it is left out, not every pair after it.
+  assert.deepEqual(inOrder([0, 9, 1, -1, 2, 3]), [[0, 0], [2, 1], [4, 2], [5, 3]]);
+  assert.deepEqual(inOrder([-1, -1]), []);
 });
