@@ -42,6 +42,9 @@
  *                                         "zstd", "liblzma", "expat", "nghttp2", "libarchive",
  *                                         "curl" one each, "SQLCipher" the fork)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
+ *   REMCP_BENCH_DUMP=DIR …               (also write each pair's features, symbols and found
+ *                                         starts to DIR/NAME.json: bench/diff_offline.ts reruns
+ *                                         the matcher on them and scores it the same way)
  *
  * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
  *
@@ -64,6 +67,7 @@ import { matchFunctions } from "../src/diff/match.ts";
 import { type Harness, startRemcp } from "../tests/_harness.ts";
 import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
 import { scoreMatches } from "./_match_score.ts";
+import { writeDump } from "./_diff_dump.ts";
 
 const WORK = Deno.env.get("REMCP_BENCH_DIR") ?? await Deno.makeTempDir({ prefix: "remcp-diff-" });
 
@@ -562,6 +566,22 @@ async function score(
     return starts;
   };
   const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
+  const dump = Deno.env.get("REMCP_BENCH_DUMP");
+  if (dump) {
+    const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+    await writeDump(dump, {
+      pair,
+      a: fa!,
+      b: fb!,
+      symA: [...symA],
+      symA0: [...symA0],
+      symB: [...symB],
+      foundA: [...foundA],
+      foundB: [...foundB],
+      ...(splits ? { splits: [...splits] } : {}),
+      served: rows.map((r) => [Number(r.a_start), Number(r.b_start)]),
+    });
+  }
   const score = (matched: typeof rows) =>
     scoreMatches(
       matched.map((r) => [Number(r.a_start), Number(r.b_start)] as const),
