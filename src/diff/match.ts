@@ -15,7 +15,7 @@ import {
   soleCandidateRound,
 } from "./anchors.ts";
 import type { FunctionFeatures } from "./features.ts";
-import { groupBy, type Match, MatchState } from "./match_state.ts";
+import { dependents, groupBy, type Match, MatchState, type Rest } from "./match_state.ts";
 import { FuzzyRound } from "./fuzzy.ts";
 import { bestMutual } from "./mutual.ts";
 import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
@@ -161,6 +161,16 @@ const OUTSCORED_ROUNDS = [
  */
 const STRAY = { factor: 12, floor: 64 };
 
+/**
+ * How much more similar than the function a withdrawal freed a pair resting on that withdrawal
+ * must be to stand ({@link dependents}). On bench/diff.ts 0.05–0.2 took back only nghttp2's wrong
+ * window-size pair (its partners then paired right); 0 took back nothing (the freed function was
+ * as similar); withdrawing every resting pair also lost SQLite gcc → clang's `btreeOverwriteCell`
+ * (a strings key shared with a dozen B-tree functions, 0.56 similar against its freed rival's far
+ * less), in the last pass where nothing pairs it again.
+ */
+const RESTING_MARGIN = 0.1;
+
 /** Matches the functions of `a` against those of `b`, in one go. */
 export function matchFunctions(
   a: readonly FunctionFeatures[],
@@ -195,15 +205,43 @@ export function* matchSteps(
     options.signal?.throwIfAborted();
   };
 
-  /** Pairs the functions of `is` and `js` whose key is unique on both sides. */
-  const byUniqueKey = (is: number[], js: number[], key: Key, round: string, minSim = 0) => {
-    const left = groupBy(is.filter((i) => partnerA[i] === -1), (i) => key(a[i]!));
-    const right = groupBy(js.filter((j) => partnerB[j] === -1), (j) => key(b[j]!));
-    for (const [k, ia] of left) {
-      const jb = right.get(k);
-      if (ia.length !== 1 || jb?.length !== 1) continue;
+  /**
+   * Pairs the functions of `is` and `js` whose key is unique on both sides among the unmatched;
+   * a pair whose group held matched functions as well rests on their pairs (`s.dependsOn`).
+   */
+  const byUniqueKey = (
+    is: readonly number[],
+    js: readonly number[],
+    key: Key,
+    round: string,
+    minSim = 0,
+  ) => {
+    const left = groupBy([...is], (i) => key(a[i]!));
+    const right = groupBy([...js], (j) => key(b[j]!));
+    for (const [k, ia0] of left) {
+      const jb0 = right.get(k);
+      if (!jb0) continue;
+      const ia = ia0.filter((i) => partnerA[i] === -1);
+      const jb = jb0.filter((j) => partnerB[j] === -1);
+      if (ia.length !== 1 || jb.length !== 1) continue;
       if (minSim > 0 && similarity(a[ia[0]!]!, b[jb[0]!]!) < minSim) continue;
       s.pair(ia[0]!, jb[0]!, round);
+      if (ia0.length === 1 && jb0.length === 1) continue;
+      const m = s.matches.at(-1);
+      if (m === undefined || m.a !== ia[0] || m.b !== jb[0]) continue;
+      const rests: Rest[] = [
+        ...ia0.filter((i) => i !== m.a).map((i) => ({
+          side: "a" as const,
+          index: i,
+          pair: i * b.length + partnerA[i]!,
+        })),
+        ...jb0.filter((j) => j !== m.b).map((j) => ({
+          side: "b" as const,
+          index: j,
+          pair: partnerB[j]! * b.length + j,
+        })),
+      ];
+      s.dependsOn.set(m, rests);
     }
   };
 
@@ -227,7 +265,13 @@ export function* matchSteps(
         const js = graphB[dir][m.b]!.filter((j) => partnerB[j] === -1);
         if (is.length === 0 || js.length === 0) continue;
         for (const { round, key, minSim } of NEIGHBOUR_KEYS) {
-          byUniqueKey(is, js, key, `call_graph:${round}`, minSim ?? 0.5);
+          byUniqueKey(
+            graphA[dir][m.a]!,
+            graphB[dir][m.b]!,
+            key,
+            `call_graph:${round}`,
+            minSim ?? 0.5,
+          );
         }
         // Hubs (a logging helper with thousands of callers) would cost |is|·|js| comparisons.
         if (is.length * js.length <= 250_000) bestMutual(s, is, js, 0.7, "call_graph:similarity");
@@ -403,12 +447,17 @@ export function* matchSteps(
     const sites = pass === 0 ? callSiteCheck(s, "call_sites") : [];
     // Pairs of look-alikes made the wrong way round across each other, once.
     const swapped = pass === 0 ? swapCheck(s, SWAP_DEFAULTS) : [];
-    const gone = [
+    const taken = [
       ...outscored,
       ...sites,
       ...swapped,
       ...withdrawContradicted(s, CONSISTENCY_DEFAULTS),
     ];
+    // What rested on a withdrawn pair goes with it, free to be made again on other evidence
+    // (banning them as well changed nothing on bench/diff.ts).
+    const resting = dependents(s, taken, RESTING_MARGIN);
+    s.withdraw(new Set(resting), false);
+    const gone = [...taken, ...resting];
     report("withdrawn", before);
     yield;
     if (gone.length === 0 || pass === 1) break;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { calls, fn } from "./_test_features.ts";
 import { matchFunctions, matchSteps } from "./match.ts";
+import { dependents, MatchState } from "./match_state.ts";
+import { similarity } from "./similarity.ts";
 
 Deno.test("matchFunctions() pairs equal names, then equal bytes wherever the code moved", () => {
   const a = [fn("main"), fn("sub_1100", { bytes_hash: "X" })];
@@ -133,4 +135,57 @@ Deno.test("matchFunctions() takes back a pair of shared strings that a free func
   assert.equal(of(4)?.b, 5);
   assert.ok(r.rounds.some((x) => x.round === "withdrawn" && x.matched < 0));
   assert.ok(!r.matches.some((m) => m.b === 4));
+});
+
+/**
+ * nghttp2 1.40 → 1.52: fields moved, so 1.40's `remote` setter has exactly the bytes of 1.52's
+ * `local` one. The bytes round pairs those two, which leaves the other two alone in their
+ * mnemonics group; the call-site check withdraws the bytes pair, and the pair that rested on it
+ * goes too, so the remote setters pair again by their caller.
+ */
+function setters(remoteBytes: string, localBytes: string) {
+  const body = { instructions: 14, mnem_hash: "setter", mnem_set_hash: "setter" };
+  const fs = [
+    fn("apply_remote"),
+    fn("before"),
+    fn("after"),
+    fn("apply_local"),
+    fn("sub_5000", { ...body, bytes_hash: remoteBytes }),
+    fn("sub_5100", { ...body, bytes_hash: localBytes }),
+  ];
+  // Only the remote setter has a caller the call-site check reads: the pair of the local ones is
+  // contradicted by nothing but its reason to exist.
+  calls(fs[0]!, fs[1]!, fs[4]!, fs[2]!);
+  return fs;
+}
+
+Deno.test("matchFunctions() takes back a pair whose key was unique only through a withdrawn one", () => {
+  const r = matchFunctions(setters("0xbc", "0xcc"), setters("0xac", "0xbc"));
+  const of = (i: number) => r.matches.find((m) => m.a === i);
+  assert.equal(of(4)?.b, 4);
+  // Without the rule 1.40's local setter stayed paired with 1.52's remote one.
+  assert.notEqual(of(5)?.b, 4);
+});
+
+Deno.test("dependents() follows pairs that rested on a withdrawn pair, unless clearly closer", () => {
+  const s = new MatchState(
+    [fn("sub_1"), fn("sub_2"), fn("sub_3"), fn("sub_4", { mnem_hash: "x" })],
+    [
+      fn("sub_5"),
+      fn("sub_6"),
+      fn("sub_7"),
+      fn("sub_8", { mnem_hash: "x" }),
+    ],
+  );
+  const n = 4;
+  for (let k = 0; k < n; k++) s.pair(k, k, k === 0 ? "bytes" : "mnemonics");
+  const [m0, m1, m2, m3] = s.matches;
+  // m1 took what m0 left; m2 in turn what m1 left; m3 too, but its rival is far less similar.
+  s.dependsOn.set(m1!, [{ side: "a", index: 0, pair: 0 * n + 0 }]);
+  s.dependsOn.set(m2!, [{ side: "b", index: 1, pair: 1 * n + 1 }]);
+  s.dependsOn.set(m3!, [{ side: "a", index: 0, pair: 0 * n + 0 }]);
+  const sim = (x: number, y: number) => similarity(s.a[x]!, s.b[y]!);
+  assert.ok(m3!.similarity >= sim(0, 3) + 0.1);
+  assert.deepEqual(dependents(s, [m0!], 0.1).map((m) => m.a), [1, 2]);
+  assert.deepEqual(dependents(s, [m2!], 0.1), []);
 });
