@@ -18,6 +18,7 @@ export function bestMutual(
   min: number,
   round: string,
   margin = 0.05,
+  refuse?: (i: number, j: number) => boolean,
 ): number {
   const { a, b, partnerA, partnerB } = s;
   const freeA = is.filter((i) => partnerA[i] === -1);
@@ -44,7 +45,7 @@ export function bestMutual(
       if (sim >= min) best.offer(i, j, sim);
     }
   }
-  return best.pairInto(s, margin, round);
+  return best.pairInto(s, margin, round, refuse);
 }
 
 /**
@@ -69,10 +70,15 @@ export class MutualBest {
    * Pairs in `s` each `i` and `j` that are each other's best by at least `margin` over the
    * runner-up on both sides (a tie never is). Returns how many pairs it made.
    */
-  pairInto(s: MatchState, margin: number, round: string): number {
+  pairInto(
+    s: MatchState,
+    margin: number,
+    round: string,
+    refuse?: (i: number, j: number) => boolean,
+  ): number {
     let made = 0;
     for (const [i, j] of this.chosen(margin)) {
-      if (s.partnerA[i] !== -1 || s.partnerB[j] !== -1) continue;
+      if (s.partnerA[i] !== -1 || s.partnerB[j] !== -1 || refuse?.(i, j)) continue;
       s.pair(i, j, round);
       made++;
     }

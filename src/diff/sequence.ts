@@ -7,6 +7,7 @@ import type { FunctionFeatures } from "./features.ts";
 import type { MatchState } from "./match_state.ts";
 import { bestMutual } from "./mutual.ts";
 import { similarity } from "./similarity.ts";
+import { MIN_CERTAIN_INSTRUCTIONS } from "./small_bytes.ts";
 
 /** Thresholds of {@link sequenceRound}. */
 export interface SequenceOptions {
@@ -91,6 +92,8 @@ export function sequenceRound(s: MatchState, opts: SequenceOptions): number {
         inGapB,
         opts.minLocal,
         `${opts.round}:similarity`,
+        0.05,
+        (x, y) => unlikeTiny(s.a[x]!, s.b[y]!),
       );
     }
     // A pair out of order (moved code) does not end a gap: keep the last in-order pair.
@@ -121,4 +124,19 @@ function hasTwins(fs: readonly FunctionFeatures[], ks: number[]): boolean {
     seen.add(key);
   }
   return false;
+}
+
+/**
+ * Two tiny bodies of the same length with different mnemonics: different code, however similar
+ * their shapes (one block, no edges, a few bytes: most of {@link similarity}'s weight agrees for
+ * any two such bodies). An unequal gap searched by similarity paired curl 7.86's two-instruction
+ * `curl_version_info` with 7.88's new two-instruction `Curl_conn_may_http3` (0.80; the true
+ * partner grew to 34 instructions) and zstd 1.5.0's `HUF_compress` with 1.5.4's
+ * `HUF_minTableLog` (three each, 0.64). On bench/diff.ts every right pair of tiny bodies that
+ * search made either kept its mnemonics or changed length (Lua 5.2 → 5.3's `f_call`, 4 → 3
+ * instructions, 0.74): refusing every tiny pair of different mnemonics lost that one.
+ */
+function unlikeTiny(x: FunctionFeatures, y: FunctionFeatures): boolean {
+  return x.instructions < MIN_CERTAIN_INSTRUCTIONS && x.instructions === y.instructions &&
+    x.mnem_hash !== y.mnem_hash;
 }

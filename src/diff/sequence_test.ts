@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fn } from "./_test_features.ts";
+import type { FunctionFeatures } from "./features.ts";
 import { MatchState } from "./match_state.ts";
 import { SEQUENCE_DEFAULTS, sequenceRound } from "./sequence.ts";
 
@@ -65,4 +66,28 @@ Deno.test("sequenceRound() searches an unequal gap by similarity", () => {
   assert.equal(sequenceRound(s, OPTS), 1);
   assert.equal(s.partnerA[1], 2);
   assert.equal(s.matches.at(-1)!.round, "sequence:similarity");
+});
+
+Deno.test("sequenceRound() leaves two tiny bodies of one length but other mnemonics alone", () => {
+  // a's tiny function grew in b; b gained another tiny function of the same length beside it.
+  const tiny = { instructions: 2, size: 8, blocks: 1, edges: 0, histogram: [1, 1] };
+  const a = [fn("first"), fn("sub_1", tiny), fn("last")];
+  const gap = (newcomer: Partial<FunctionFeatures>) => {
+    const b = [
+      fn("first"),
+      fn("sub_grown", { instructions: 34, histogram: [20, 14], blocks: 6, edges: 8 }),
+      fn("sub_new", { ...tiny, ...newcomer }),
+      fn("last"),
+    ];
+    const s = new MatchState(a, b);
+    s.pair(0, 0, "name");
+    s.pair(2, 3, "name");
+    return s;
+  };
+  // 0.81 similar on shape alone.
+  assert.equal(sequenceRound(gap({}), OPTS), 0);
+  // The same mnemonics (a constant changed): the same function.
+  const t = gap({ mnem_hash: a[1]!.mnem_hash });
+  assert.equal(sequenceRound(t, OPTS), 1);
+  assert.equal(t.partnerA[1], 2);
 });
