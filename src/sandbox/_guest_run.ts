@@ -5,7 +5,7 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import process from "node:process";
 import type { ErrorCode, ErrorDetail } from "../errors.ts";
-import { GUEST_PRELUDE } from "./guest_prelude.ts";
+import { disposePrelude, type InstalledPrelude, type PreludeHelpers } from "./guest_prelude.ts";
 import { MAX_STACK_BYTES } from "./limits.ts";
 import { type GuestLogLevel, LOG_LEVELS, type WireError } from "./protocol.ts";
 import {
@@ -30,6 +30,8 @@ export interface GuestRunArgs {
   /** A new context of `runtime`, which no script has used. */
   context: QuickJSContext;
   memory: WebAssembly.Memory;
+  /** The prelude, installed in `context` beforehand (guest_prelude.ts: installPrelude). */
+  prelude: InstalledPrelude;
   run: EngineRun;
   host: EngineHost;
 }
@@ -58,21 +60,14 @@ interface Failure {
 
 type Ending = { ok: true; resultJson: string } | { ok: false; failure: Failure };
 
-interface Helpers {
-  resultJson: QuickJSHandle;
-  describe: QuickJSHandle;
-  makeError: QuickJSHandle;
-  settle: QuickJSHandle;
-  fail: QuickJSHandle;
-}
-
 class GuestRun {
   readonly #runtime: QuickJSRuntime;
   readonly #memory: WebAssembly.Memory;
   readonly #run: EngineRun;
   readonly #host: EngineHost;
   #ctx: QuickJSContext | undefined;
-  #helpers: Helpers | undefined;
+  readonly #prelude: InstalledPrelude;
+  readonly #helpers: PreludeHelpers;
   #promise: QuickJSHandle | undefined;
   #limitError: QuickJSHandle | undefined;
   /** CPU time charged so far: see {@link GuestRun.#slice}. */
@@ -96,9 +91,13 @@ class GuestRun {
   #logBytes = 0;
   #logCut = false;
 
-  constructor({ runtime, context, memory, run, host }: GuestRunArgs) {
+  constructor({ runtime, context, memory, prelude, run, host }: GuestRunArgs) {
     this.#runtime = runtime;
     this.#ctx = context;
+    this.#prelude = prelude;
+    this.#helpers = prelude.helpers;
+    prelude.host.log = (level, text) => this.#onLog(context, level, text);
+    prelude.host.invoke = (name, args) => this.#onInvoke(context, name, args);
     this.#memory = memory;
     this.#run = run;
     this.#host = host;
@@ -140,7 +139,6 @@ class GuestRun {
       return true;
     });
     const ctx = this.#need(this.#ctx);
-    this.#helpers = this.#slice(() => this.#installPrelude(ctx), HELPER_GRACE_MS);
     const globalsError = this.#installGlobals(ctx);
     if (globalsError) return { ok: false, failure: { error: globalsError, limit: false } };
 
@@ -211,27 +209,6 @@ class GuestRun {
     return this.#cpuStart === undefined ? 0 : threadCpuMs() - this.#cpuStart;
   }
 
-  #installPrelude(ctx: QuickJSContext): Helpers {
-    const prelude = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE, "prelude.js", { type: "global" }));
-    const log = ctx.newFunction("log", (level, text) => this.#onLog(ctx, level, text));
-    const invoke = ctx.newFunction("invoke", (name, args) => this.#onInvoke(ctx, name, args));
-    const maxChars = ctx.newNumber(this.#run.limits.maxLogBytes);
-    const made = ctx.callFunction(prelude, ctx.undefined, log, invoke, maxChars);
-    for (const h of [prelude, log, invoke, maxChars]) h.dispose();
-    const helpers = ctx.unwrapResult(made);
-    try {
-      return {
-        resultJson: ctx.getProp(helpers, "resultJson"),
-        describe: ctx.getProp(helpers, "describe"),
-        makeError: ctx.getProp(helpers, "makeError"),
-        settle: ctx.getProp(helpers, "settle"),
-        fail: ctx.getProp(helpers, "fail"),
-      };
-    } finally {
-      helpers.dispose();
-    }
-  }
-
   #installGlobals(ctx: QuickJSContext): WireError | undefined {
     for (const [name, value] of Object.entries(this.#run.globals)) {
       const existing = ctx.getProp(ctx.global, name);
@@ -290,7 +267,7 @@ class GuestRun {
       value = ctx.getProp(settled, "value");
       settled.dispose();
     }
-    const helpers = this.#need(this.#helpers);
+    const helpers = this.#helpers;
     const serialized = this.#slice(
       () => ctx.callFunction(helpers.resultJson, ctx.undefined, value),
       HELPER_GRACE_MS,
@@ -405,7 +382,7 @@ class GuestRun {
    * engine itself while doing so ends the run.
    */
   #deliver(ctx: QuickJSContext): Failure | undefined {
-    const helpers = this.#need(this.#helpers);
+    const helpers = this.#helpers;
     for (const { callId, outcome } of this.#completions.splice(0)) {
       if (!this.#pending.delete(callId)) continue;
       // One call into the guest settles the invoke's promise (guest_prelude.ts: `settle`, `fail`).
@@ -444,7 +421,7 @@ class GuestRun {
 
   /** The `Error` an invoke rejects with: its `code` is the error type, `detail` the detail. */
   #makeError(ctx: QuickJSContext, error: WireError): QuickJSHandle {
-    const helpers = this.#need(this.#helpers);
+    const helpers = this.#helpers;
     const args = [
       ctx.newString(error.message),
       ctx.newString(error.code),
@@ -459,7 +436,6 @@ class GuestRun {
   #describe(thrown: QuickJSHandle): Described {
     const ctx = this.#need(this.#ctx);
     const helpers = this.#helpers;
-    if (!helpers) return { name: "", message: String(ctx.dump(thrown)) };
     const result = this.#slice(
       () => ctx.callFunction(helpers.describe, ctx.undefined, thrown),
       HELPER_GRACE_MS,
@@ -565,12 +541,7 @@ class GuestRun {
       this.#pending.clear();
       this.#promise?.dispose();
       this.#limitError?.dispose();
-      const h = this.#helpers;
-      if (h) {
-        for (const handle of [h.resultJson, h.describe, h.makeError, h.settle, h.fail]) {
-          handle.dispose();
-        }
-      }
+      disposePrelude(this.#prelude);
       this.#ctx?.dispose();
       this.#runtime.dispose();
       return true;
