@@ -5,7 +5,12 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import process from "node:process";
 import type { ErrorCode, ErrorDetail } from "../errors.ts";
-import { disposePrelude, type InstalledPrelude, type PreludeHelpers } from "./guest_prelude.ts";
+import {
+  disposePrelude,
+  type InstalledPrelude,
+  installPrelude,
+  type PreludeHelpers,
+} from "./guest_prelude.ts";
 import { MAX_STACK_BYTES } from "./limits.ts";
 import { type GuestLogLevel, LOG_LEVELS, type WireError } from "./protocol.ts";
 import {
@@ -30,8 +35,11 @@ export interface GuestRunArgs {
   /** A new context of `runtime`, which no script has used. */
   context: QuickJSContext;
   memory: WebAssembly.Memory;
-  /** The prelude, installed in `context` beforehand (guest_prelude.ts: installPrelude). */
-  prelude: InstalledPrelude;
+  /**
+   * The prelude, installed in `context` beforehand for `run.limits.maxLogBytes`
+   * (guest_prelude.ts: installPrelude); undefined: the run installs it.
+   */
+  prelude: InstalledPrelude | undefined;
   run: EngineRun;
   host: EngineHost;
 }
@@ -66,8 +74,8 @@ class GuestRun {
   readonly #run: EngineRun;
   readonly #host: EngineHost;
   #ctx: QuickJSContext | undefined;
-  readonly #prelude: InstalledPrelude;
-  readonly #helpers: PreludeHelpers;
+  #prelude: InstalledPrelude | undefined;
+  #helpers: PreludeHelpers | undefined;
   #promise: QuickJSHandle | undefined;
   #limitError: QuickJSHandle | undefined;
   /** CPU time charged so far: see {@link GuestRun.#slice}. */
@@ -94,10 +102,7 @@ class GuestRun {
   constructor({ runtime, context, memory, prelude, run, host }: GuestRunArgs) {
     this.#runtime = runtime;
     this.#ctx = context;
-    this.#prelude = prelude;
-    this.#helpers = prelude.helpers;
-    prelude.host.log = (level, text) => this.#onLog(context, level, text);
-    prelude.host.invoke = (name, args) => this.#onInvoke(context, name, args);
+    if (prelude) this.#takePrelude(context, prelude);
     this.#memory = memory;
     this.#run = run;
     this.#host = host;
@@ -139,6 +144,10 @@ class GuestRun {
       return true;
     });
     const ctx = this.#need(this.#ctx);
+    if (!this.#prelude) {
+      const maxChars = limits.maxLogBytes;
+      this.#takePrelude(ctx, this.#slice(() => installPrelude(ctx, maxChars), HELPER_GRACE_MS));
+    }
     const globalsError = this.#installGlobals(ctx);
     if (globalsError) return { ok: false, failure: { error: globalsError, limit: false } };
 
@@ -209,6 +218,14 @@ class GuestRun {
     return this.#cpuStart === undefined ? 0 : threadCpuMs() - this.#cpuStart;
   }
 
+  /** Uses `prelude`'s helpers, and binds its `console` and `invoke` to this run. */
+  #takePrelude(ctx: QuickJSContext, prelude: InstalledPrelude): void {
+    this.#prelude = prelude;
+    this.#helpers = prelude.helpers;
+    prelude.host.log = (level, text) => this.#onLog(ctx, level, text);
+    prelude.host.invoke = (name, args) => this.#onInvoke(ctx, name, args);
+  }
+
   #installGlobals(ctx: QuickJSContext): WireError | undefined {
     for (const [name, value] of Object.entries(this.#run.globals)) {
       const existing = ctx.getProp(ctx.global, name);
@@ -267,7 +284,7 @@ class GuestRun {
       value = ctx.getProp(settled, "value");
       settled.dispose();
     }
-    const helpers = this.#helpers;
+    const helpers = this.#need(this.#helpers);
     const serialized = this.#slice(
       () => ctx.callFunction(helpers.resultJson, ctx.undefined, value),
       HELPER_GRACE_MS,
@@ -382,7 +399,7 @@ class GuestRun {
    * engine itself while doing so ends the run.
    */
   #deliver(ctx: QuickJSContext): Failure | undefined {
-    const helpers = this.#helpers;
+    const helpers = this.#need(this.#helpers);
     for (const { callId, outcome } of this.#completions.splice(0)) {
       if (!this.#pending.delete(callId)) continue;
       // One call into the guest settles the invoke's promise (guest_prelude.ts: `settle`, `fail`).
@@ -421,7 +438,7 @@ class GuestRun {
 
   /** The `Error` an invoke rejects with: its `code` is the error type, `detail` the detail. */
   #makeError(ctx: QuickJSContext, error: WireError): QuickJSHandle {
-    const helpers = this.#helpers;
+    const helpers = this.#need(this.#helpers);
     const args = [
       ctx.newString(error.message),
       ctx.newString(error.code),
@@ -436,6 +453,7 @@ class GuestRun {
   #describe(thrown: QuickJSHandle): Described {
     const ctx = this.#need(this.#ctx);
     const helpers = this.#helpers;
+    if (!helpers) return { name: "", message: String(ctx.dump(thrown)) };
     const result = this.#slice(
       () => ctx.callFunction(helpers.describe, ctx.undefined, thrown),
       HELPER_GRACE_MS,
@@ -541,7 +559,7 @@ class GuestRun {
       this.#pending.clear();
       this.#promise?.dispose();
       this.#limitError?.dispose();
-      disposePrelude(this.#prelude);
+      if (this.#prelude) disposePrelude(this.#prelude);
       this.#ctx?.dispose();
       this.#runtime.dispose();
       return true;

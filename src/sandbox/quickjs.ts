@@ -21,14 +21,14 @@ import { disposePrelude, type InstalledPrelude, installPrelude } from "./guest_p
 import type { EngineHost, EngineOutcome, EngineRun } from "./engine_types.ts";
 
 /**
- * A WebAssembly instance of QuickJS with its runtime and context, the prelude installed, never
- * used by a script.
+ * A WebAssembly instance of QuickJS with its runtime and context, never used by a script; with the
+ * prelude installed for `maxLogBytes`, or not yet (`prelude` undefined).
  */
 interface Instance {
   runtime: QuickJSRuntime;
   context: QuickJSContext;
   memory: WebAssembly.Memory;
-  prelude: InstalledPrelude;
+  prelude: InstalledPrelude | undefined;
   memoryBytes: number;
   maxLogBytes: number;
 }
@@ -39,7 +39,10 @@ interface Instance {
  * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context, the
  * prelude), which a run would wait for: so the engine keeps one spare instance, made at load and
  * again right after each run, while nobody waits. A spare has never run a script; a run whose
- * memory or log limit differs makes its own.
+ * memory or log limit differs makes its own. The spare made at load has no prelude yet: the first
+ * run installs it, because compiling it then also compiles the engine's parser (V8 compiles the
+ * WebAssembly's functions when first called), which an idle process that never runs a script
+ * should not hold (~9 MB of its RSS, bench/sandbox_start.ts).
  */
 export class SandboxEngine {
   readonly #module: WebAssembly.Module;
@@ -55,7 +58,7 @@ export class SandboxEngine {
    */
   static async load(): Promise<SandboxEngine> {
     const engine = new SandboxEngine(new WebAssembly.Module(wasmBytes));
-    engine.#spare = Promise.resolve(await engine.#instantiate(DEFAULT_LIMITS));
+    engine.#spare = Promise.resolve(await engine.#instantiate(DEFAULT_LIMITS, false));
     return engine;
   }
 
@@ -79,18 +82,24 @@ export class SandboxEngine {
     const pending = this.#spare;
     this.#spare = undefined;
     const spare = await pending?.catch(() => undefined);
-    if (spare?.memoryBytes === limits.memoryBytes && spare.maxLogBytes === limits.maxLogBytes) {
+    if (
+      spare?.memoryBytes === limits.memoryBytes &&
+      (spare.prelude === undefined || spare.maxLogBytes === limits.maxLogBytes)
+    ) {
       return spare;
     }
     if (spare) {
-      disposePrelude(spare.prelude);
+      if (spare.prelude) disposePrelude(spare.prelude);
       spare.context.dispose();
       spare.runtime.dispose();
     }
     return await this.#instantiate(limits);
   }
 
-  async #instantiate({ memoryBytes, maxLogBytes }: InstanceLimits): Promise<Instance> {
+  async #instantiate(
+    { memoryBytes, maxLogBytes }: InstanceLimits,
+    withPrelude = true,
+  ): Promise<Instance> {
     const memory = new WebAssembly.Memory({
       initial: 256,
       maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
@@ -103,7 +112,7 @@ export class SandboxEngine {
     const runtime = module.newRuntime();
     runtime.setMaxStackSize(MAX_STACK_BYTES);
     const context = runtime.newContext();
-    const prelude = installPrelude(context, maxLogBytes);
+    const prelude = withPrelude ? installPrelude(context, maxLogBytes) : undefined;
     return { runtime, context, memory, prelude, memoryBytes, maxLogBytes };
   }
 }
