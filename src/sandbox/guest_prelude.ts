@@ -223,10 +223,10 @@ export interface InstalledPrelude {
 
 /**
  * Evaluates the prelude in `ctx` (a fresh context no script has used). Done when the engine
- * makes its spare instance, while nobody waits: compiling and running the prelude was most of a
- * run's fixed cost (~2 ms of `execute("1")`'s CPU in a profile at load ~10). The host functions it
- * installs call whatever `host` holds when they are called, so the run that takes the instance
- * binds them to itself.
+ * makes a spare instance after a run, while nobody waits (quickjs.ts), else by the run itself:
+ * compiling and running the prelude was most of a run's fixed cost (~2 ms of `execute("1")`'s CPU
+ * in a profile at load ~10). The host functions it installs call whatever `host` holds when they
+ * are called, so the run that takes the instance binds them to itself.
  */
 export function installPrelude(ctx: QuickJSContext, maxLogChars: number): InstalledPrelude {
   const host: PreludeHost = {};
