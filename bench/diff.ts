@@ -18,8 +18,8 @@
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
- * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, lzma54Name, zstd154Name, and CMake's zlib
- * by zlib's names, unmangleCmZlib);
+ * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, SQLITE340_RENAMES, lzma54Name, zstd154Name,
+ * and CMake's zlib by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
@@ -237,6 +237,33 @@ const zstd154Name = (n: string) =>
  */
 const ZSTD154_SPLITS = new Map([["HUF_readDTableX1_wksp_bmi2", "HUF_readDTableX1_wksp"]]);
 
+/**
+ * Functions SQLite renamed between 3.15.2 (SQLCipher 3.4.1's copy) and 3.40.1, each checked in
+ * both amalgamations: the old name gone from 3.40.1, the new one absent from 3.15.2, the body the
+ * old one's (statics made `sqlite3…` internals, the `sqlite3_str` API's printf functions, the
+ * master → super journal wording), or its successor in the same role: `isAlterableTable` with
+ * `isSystemTable`'s check and message, `apiHandleError` with `apiOomError`'s body behind a test,
+ * `toLocaltime` with `localtimeOffset`'s conversion and error. Splits (3.40.1's `clearCell` macro
+ * around `clearCellOverflow`, `sqlite3BtreeMovetoUnpacked` into table and index forms) are not
+ * renames and stay out.
+ */
+const SQLITE340_RENAMES = new Map([
+  ["readMasterJournal", "readSuperJournal"],
+  ["handleDeferredMoveto", "sqlite3VdbeFinishMoveto"],
+  ["freeIndex", "sqlite3FreeIndex"],
+  ["handleMovedCursor", "sqlite3VdbeHandleMovedCursor"],
+  ["sqlite3MatchSpanName", "sqlite3MatchEName"],
+  ["keyInfoFromExprList", "sqlite3KeyInfoFromExprList"],
+  ["sqlite3XPrintf", "sqlite3_str_appendf"],
+  ["sqlite3VXPrintf", "sqlite3_str_vappendf"],
+  ["setJoinExpr", "sqlite3SetJoinExpr"],
+  ["generateColumnNames", "sqlite3GenerateColumnNames"],
+  ["isSystemTable", "isAlterableTable"],
+  ["apiOomError", "apiHandleError"],
+  ["localtimeOffset", "toLocaltime"],
+]);
+const sqlite340Name = (n: string) => SQLITE340_RENAMES.get(n) ?? n;
+
 /** Function symbols of an unstripped build: start → name (names unique in the file only). */
 async function symbols(path: string): Promise<Map<number, string>> {
   const out = await new Deno.Command("nm", { args: ["--defined-only", path], stdout: "piped" })
@@ -413,6 +440,9 @@ const LUA52_RENAMES = new Map([
   // lobject.c's log2 by table, called at the same two sites of ltable.c: 5.1's through the
   // ceillog2 macro (x - 1, + 1), 5.2's with both folded in.
   ["luaO_log2", "luaO_ceillog2"],
+  // liolib.c's file-operation result (boolean, or nil, message and errno), the same body,
+  // moved to lauxlib.c as API.
+  ["pushresult", "luaL_fileresult"],
 ]);
 /**
  * Where 5.3 and 5.2 moved an old body (see LUA54_SPLITS): 5.3's luaV_gettable/settable are
@@ -873,6 +903,7 @@ if (import.meta.main) {
         "version: sqlite 3.15.2 (SQLCipher 3.4.1's fork, codec on) → 3.40.1 as released (gcc -O2)",
       a: sqlcipher,
       b: sqlite("sqlite", src.sqlite, "gcc", "-O2"),
+      rename: sqlite340Name,
     },
   );
   const rz = rizinForBench();

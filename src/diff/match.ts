@@ -28,6 +28,7 @@ import { strayPairs } from "./order_drift.ts";
 import { WRAPPER_DEFAULTS, wrapperRound } from "./wrappers.ts";
 import { MIN_CERTAIN_INSTRUCTIONS, SMALL_BYTES_DEFAULTS, smallBytesRound } from "./small_bytes.ts";
 import { callSiteCheck } from "./call_sites.ts";
+import { SWAP_DEFAULTS, swapCheck } from "./swaps.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -399,7 +400,14 @@ export function* matchSteps(
     s.withdraw(new Set(outscored));
     // Pairs of equal code that a matched caller's call order places elsewhere, once.
     const sites = pass === 0 ? callSiteCheck(s, "call_sites") : [];
-    const gone = [...outscored, ...sites, ...withdrawContradicted(s, CONSISTENCY_DEFAULTS)];
+    // Pairs of look-alikes made the wrong way round across each other, once.
+    const swapped = pass === 0 ? swapCheck(s, SWAP_DEFAULTS) : [];
+    const gone = [
+      ...outscored,
+      ...sites,
+      ...swapped,
+      ...withdrawContradicted(s, CONSISTENCY_DEFAULTS),
+    ];
     report("withdrawn", before);
     if (gone.length === 0 || pass === 1) break;
     // Propagation starts again from the pairs next to a freed function, and every tie again.
