@@ -56,8 +56,8 @@ Deno.test("a worker's lane runs the granted tools and refuses every other", unix
     await lane.call(1, "granted");
     const ok = await lane.next();
     assert.equal(ok.id, 1);
-    // A success carries only the value's JSON text: the guest needs nothing else.
-    assert.deepEqual(ok.result, { value_json: '{"ran":"granted"}' });
+    // A success carries only the value's JSON, unescaped: the guest needs nothing else.
+    assert.deepEqual(ok.result, { value: { ran: "granted" } });
     await lane.call(2, "_status");
     const refused = await lane.next();
     assert.equal((refused.result as ToolResult).isError, true);

@@ -49,26 +49,76 @@ export function invokeOutcomeOf(
 }
 
 /**
- * How a lane's answer carrying only a success's value text starts (the worker's side writes it,
- * {@link laneAnswerLine}; the sandbox's side reads it, src/sandbox/lane_hub.ts).
+ * How a lane's answer carrying only a success's value text starts its result: the text raw
+ * ({@link LANE_RAW_KEY}) or as a JSON string ({@link LANE_VALUE_KEY}). The worker's side writes it,
+ * {@link laneAnswerLine}; the sandbox's side reads it, {@link readLaneAnswer}.
  */
 export const LANE_VALUE_KEY = '"value_json":';
+/** The value text spliced in as it is: see {@link laneAnswerLine}. */
+export const LANE_RAW_KEY = '"value":';
 
 /**
  * A worker's answer to a lane's call, as one line: a success as `{"jsonrpc":"2.0","id":N,
- * "result":{"value_json":TEXT}}`, its text (what {@link invokeValueJson} would read) as a JSON
- * string, since the guest needs only the value's JSON; anything else as the whole result
- * (`responseLine`). Measured: the whole result repeated the value (its text and its structured
- * content), which the worker serialized and the sandbox decoded and searched on every invoke.
+ * "result":{"value":TEXT}}`, its text (what {@link invokeValueJson} would read) spliced in
+ * unescaped, since the guest needs only the value's JSON and parses exactly that text; anything
+ * else as the whole result (`responseLine`). A text holding a newline would break the line, so it
+ * goes as a JSON string instead (`"value_json"`; a value's compact JSON never holds one, a text
+ * field may). Measured: the whole result repeated the value (its text and its structured
+ * content), which the worker serialized and the sandbox decoded and searched on every invoke; and
+ * the text as a string literal cost the worker its escaping and the sandbox a parse of it
+ * (bench/lane_answer.ts).
  */
 export function laneAnswerLine(id: string | number, result: ToolResult | WireResult): string {
   if (!(result instanceof WireResult) && !result.isError) {
     const text = result.content[0]?.text;
     if (result.structuredContent !== undefined && typeof text === "string") {
-      return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${LANE_VALUE_KEY}${
-        JSON.stringify(text)
-      }}}`;
+      const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{`;
+      return text.includes("\n")
+        ? `${head}${LANE_VALUE_KEY}${JSON.stringify(text)}}}`
+        : `${head}${LANE_RAW_KEY}${text}}}`;
     }
   }
   return responseLine(id, result);
+}
+
+/** A worker's answer on a lane, as the sandbox reads it ({@link readLaneAnswer}). */
+export type LaneAnswer =
+  /** A success's value text, or the whole result's JSON (`result`) to be judged. */
+  | { id: number; valueJson: string }
+  | { id: number; resultJson: string }
+  /** Not an answer the lane can use (a protocol error): the parent answers that invoke. */
+  | { id: number; unusable: true };
+
+/** A worker's answer to a call, as its fast path writes it. */
+const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(\d+),"result":/;
+const RAW_HEAD = `{${LANE_RAW_KEY}`;
+const VALUE_HEAD = `{${LANE_VALUE_KEY}"`;
+
+/**
+ * Reads one line a worker sent on a lane ({@link laneAnswerLine}): the call's id and what it
+ * answered. Undefined for a line that names no call.
+ */
+export function readLaneAnswer(line: string): LaneAnswer | undefined {
+  const head = ANSWER_HEAD.exec(line);
+  if (!head || !line.endsWith("}")) {
+    try {
+      const m = JSON.parse(line) as { id?: unknown };
+      return typeof m.id === "number" ? { id: m.id, unusable: true } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const id = Number(head[1]);
+  const json = line.slice(head[0].length, -1);
+  if (json.startsWith(RAW_HEAD)) return { id, valueJson: json.slice(RAW_HEAD.length, -1) };
+  if (json.startsWith(VALUE_HEAD)) {
+    let text: unknown;
+    try {
+      text = JSON.parse(json.slice(VALUE_HEAD.length - 1, -1));
+    } catch {
+      text = undefined;
+    }
+    return typeof text === "string" ? { id, valueJson: text } : { id, unusable: true };
+  }
+  return { id, resultJson: json };
 }

@@ -5,7 +5,12 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import process from "node:process";
 import type { ErrorCode, ErrorDetail } from "../errors.ts";
-import { GUEST_PRELUDE } from "./guest_prelude.ts";
+import {
+  disposePrelude,
+  type InstalledPrelude,
+  installPrelude,
+  type PreludeHelpers,
+} from "./guest_prelude.ts";
 import { MAX_STACK_BYTES } from "./limits.ts";
 import { type GuestLogLevel, LOG_LEVELS, type WireError } from "./protocol.ts";
 import {
@@ -30,6 +35,11 @@ export interface GuestRunArgs {
   /** A new context of `runtime`, which no script has used. */
   context: QuickJSContext;
   memory: WebAssembly.Memory;
+  /**
+   * The prelude, installed in `context` beforehand for `run.limits.maxLogBytes`
+   * (guest_prelude.ts: installPrelude); undefined: the run installs it.
+   */
+  prelude: InstalledPrelude | undefined;
   run: EngineRun;
   host: EngineHost;
 }
@@ -58,21 +68,14 @@ interface Failure {
 
 type Ending = { ok: true; resultJson: string } | { ok: false; failure: Failure };
 
-interface Helpers {
-  resultJson: QuickJSHandle;
-  describe: QuickJSHandle;
-  makeError: QuickJSHandle;
-  settle: QuickJSHandle;
-  fail: QuickJSHandle;
-}
-
 class GuestRun {
   readonly #runtime: QuickJSRuntime;
   readonly #memory: WebAssembly.Memory;
   readonly #run: EngineRun;
   readonly #host: EngineHost;
   #ctx: QuickJSContext | undefined;
-  #helpers: Helpers | undefined;
+  #prelude: InstalledPrelude | undefined;
+  #helpers: PreludeHelpers | undefined;
   #promise: QuickJSHandle | undefined;
   #limitError: QuickJSHandle | undefined;
   /** CPU time charged so far: see {@link GuestRun.#slice}. */
@@ -96,9 +99,10 @@ class GuestRun {
   #logBytes = 0;
   #logCut = false;
 
-  constructor({ runtime, context, memory, run, host }: GuestRunArgs) {
+  constructor({ runtime, context, memory, prelude, run, host }: GuestRunArgs) {
     this.#runtime = runtime;
     this.#ctx = context;
+    if (prelude) this.#takePrelude(context, prelude);
     this.#memory = memory;
     this.#run = run;
     this.#host = host;
@@ -140,7 +144,10 @@ class GuestRun {
       return true;
     });
     const ctx = this.#need(this.#ctx);
-    this.#helpers = this.#slice(() => this.#installPrelude(ctx), HELPER_GRACE_MS);
+    if (!this.#prelude) {
+      const maxChars = limits.maxLogBytes;
+      this.#takePrelude(ctx, this.#slice(() => installPrelude(ctx, maxChars), HELPER_GRACE_MS));
+    }
     const globalsError = this.#installGlobals(ctx);
     if (globalsError) return { ok: false, failure: { error: globalsError, limit: false } };
 
@@ -211,25 +218,12 @@ class GuestRun {
     return this.#cpuStart === undefined ? 0 : threadCpuMs() - this.#cpuStart;
   }
 
-  #installPrelude(ctx: QuickJSContext): Helpers {
-    const prelude = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE, "prelude.js", { type: "global" }));
-    const log = ctx.newFunction("log", (level, text) => this.#onLog(ctx, level, text));
-    const invoke = ctx.newFunction("invoke", (name, args) => this.#onInvoke(ctx, name, args));
-    const maxChars = ctx.newNumber(this.#run.limits.maxLogBytes);
-    const made = ctx.callFunction(prelude, ctx.undefined, log, invoke, maxChars);
-    for (const h of [prelude, log, invoke, maxChars]) h.dispose();
-    const helpers = ctx.unwrapResult(made);
-    try {
-      return {
-        resultJson: ctx.getProp(helpers, "resultJson"),
-        describe: ctx.getProp(helpers, "describe"),
-        makeError: ctx.getProp(helpers, "makeError"),
-        settle: ctx.getProp(helpers, "settle"),
-        fail: ctx.getProp(helpers, "fail"),
-      };
-    } finally {
-      helpers.dispose();
-    }
+  /** Uses `prelude`'s helpers, and binds its `console` and `invoke` to this run. */
+  #takePrelude(ctx: QuickJSContext, prelude: InstalledPrelude): void {
+    this.#prelude = prelude;
+    this.#helpers = prelude.helpers;
+    prelude.host.log = (level, text) => this.#onLog(ctx, level, text);
+    prelude.host.invoke = (name, args) => this.#onInvoke(ctx, name, args);
   }
 
   #installGlobals(ctx: QuickJSContext): WireError | undefined {
@@ -565,12 +559,7 @@ class GuestRun {
       this.#pending.clear();
       this.#promise?.dispose();
       this.#limitError?.dispose();
-      const h = this.#helpers;
-      if (h) {
-        for (const handle of [h.resultJson, h.describe, h.makeError, h.settle, h.fail]) {
-          handle.dispose();
-        }
-      }
+      if (this.#prelude) disposePrelude(this.#prelude);
       this.#ctx?.dispose();
       this.#runtime.dispose();
       return true;

@@ -24,6 +24,8 @@
  * it, parsing the value, resolving it, releasing its handles), each with the wrapper's overhead
  * (measured, docs/ARCHITECTURE.md section 7).
  */
+import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
+
 export const GUEST_PRELUDE = String.raw`
 (function (hostLog, hostInvoke, maxLogChars) {
   "use strict";
@@ -194,3 +196,70 @@ export const GUEST_PRELUDE = String.raw`
   return { resultJson, describe, makeError, settle, fail };
 })
 `;
+
+/** The helpers a prelude returned (see {@link GUEST_PRELUDE}), held by the run that uses them. */
+export interface PreludeHelpers {
+  resultJson: QuickJSHandle;
+  describe: QuickJSHandle;
+  makeError: QuickJSHandle;
+  settle: QuickJSHandle;
+  fail: QuickJSHandle;
+}
+
+/** Where the guest's `console` and `invoke` land in the host: the run in progress sets them. */
+export interface PreludeHost {
+  log?: (level: QuickJSHandle | undefined, text: QuickJSHandle | undefined) => void;
+  invoke?: (
+    name: QuickJSHandle | undefined,
+    args: QuickJSHandle | undefined,
+  ) => QuickJSHandle | { error: QuickJSHandle };
+}
+
+/** A context's installed prelude: its helpers, and the host its functions call. */
+export interface InstalledPrelude {
+  helpers: PreludeHelpers;
+  host: PreludeHost;
+}
+
+/**
+ * Evaluates the prelude in `ctx` (a fresh context no script has used). Done when the engine
+ * makes a spare instance after a run, while nobody waits (quickjs.ts), else by the run itself:
+ * compiling and running the prelude was most of a run's fixed cost (~2 ms of `execute("1")`'s CPU
+ * in a profile at load ~10). The host functions it installs call whatever `host` holds when they
+ * are called, so the run that takes the instance binds them to itself.
+ */
+export function installPrelude(ctx: QuickJSContext, maxLogChars: number): InstalledPrelude {
+  const host: PreludeHost = {};
+  const prelude = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE, "prelude.js", { type: "global" }));
+  const log = ctx.newFunction("log", (level, text) => host.log?.(level, text));
+  const invoke = ctx.newFunction(
+    "invoke",
+    (name, args) =>
+      host.invoke
+        ? host.invoke(name, args)
+        : { error: ctx.newError("invoke() is only available while a script runs") },
+  );
+  const maxChars = ctx.newNumber(maxLogChars);
+  const made = ctx.callFunction(prelude, ctx.undefined, log, invoke, maxChars);
+  for (const h of [prelude, log, invoke, maxChars]) h.dispose();
+  const helpers = ctx.unwrapResult(made);
+  try {
+    return {
+      helpers: {
+        resultJson: ctx.getProp(helpers, "resultJson"),
+        describe: ctx.getProp(helpers, "describe"),
+        makeError: ctx.getProp(helpers, "makeError"),
+        settle: ctx.getProp(helpers, "settle"),
+        fail: ctx.getProp(helpers, "fail"),
+      },
+      host,
+    };
+  } finally {
+    helpers.dispose();
+  }
+}
+
+/** Releases a prelude's helpers (before its context is disposed). */
+export function disposePrelude({ helpers: h }: InstalledPrelude): void {
+  for (const handle of [h.resultJson, h.describe, h.makeError, h.settle, h.fail]) handle.dispose();
+}

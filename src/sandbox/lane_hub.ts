@@ -13,9 +13,9 @@
  * such an invoke was never run, or its worker is gone.
  */
 import type { InvokeOutcome } from "./engine_types.ts";
-import { connLines, readLines } from "./lines.ts";
+import { connLines, eachLine } from "./lines.ts";
 import type { LaneMessage } from "./protocol.ts";
-import { invokeOutcomeOf, LANE_VALUE_KEY } from "../protocol/invoke_answer.ts";
+import { invokeOutcomeOf, readLaneAnswer } from "../protocol/invoke_answer.ts";
 
 /** Longest first line (the token) a connection may send. */
 const HELLO_BYTES = 256;
@@ -26,10 +26,6 @@ const MAX_PARKED = 8;
  * supervisor's path would queue them behind the same worker); past this they go to the parent.
  */
 const CONNECT_MS = 5_000;
-/** A worker's answer to a call, as its fast path writes it (src/protocol/invoke_answer.ts). */
-const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(\d+),"result":/;
-/** A success's value text in the answer's result (`laneAnswerLine`). */
-const VALUE_HEAD = `{${LANE_VALUE_KEY}"`;
 
 /** What the parent granted with a token. */
 type Grant = Omit<LaneMessage, "type" | "runId" | "token">;
@@ -222,7 +218,7 @@ class Lane {
 
   async #read(conn: Deno.Conn): Promise<void> {
     try {
-      for await (const line of readLines(conn)) this.#receive(line);
+      await eachLine(conn, (line) => this.#receive(line));
     } catch {
       // The worker went away; what is pending goes to the parent below.
     }
@@ -230,46 +226,21 @@ class Lane {
   }
 
   #receive(line: string): void {
-    const head = ANSWER_HEAD.exec(line);
-    let id: number;
-    let json: string | undefined;
-    if (head && line.endsWith("}")) {
-      id = Number(head[1]);
-      json = line.slice(head[0].length, -1);
-    } else {
-      // Anything else is a protocol error for one call: the parent answers that invoke.
-      try {
-        const m = JSON.parse(line) as { id?: unknown };
-        if (typeof m.id !== "number") return;
-        id = m.id;
-      } catch {
-        return;
-      }
-    }
-    const pending = this.#pending.get(id);
+    const answer = readLaneAnswer(line);
+    if (!answer) return;
+    const pending = this.#pending.get(answer.id);
     if (!pending) return;
-    this.#pending.delete(id);
-    if (json === undefined) {
+    this.#pending.delete(answer.id);
+    if ("unusable" in answer) {
       pending.settle(pending.fallback());
       return;
     }
-    if (json.startsWith(VALUE_HEAD)) {
-      let text: unknown;
-      try {
-        text = JSON.parse(json.slice(VALUE_HEAD.length - 1, -1));
-      } catch {
-        text = undefined;
-      }
-      if (typeof text !== "string") {
-        pending.settle(pending.fallback());
-        return;
-      }
-      pending.onLane();
-      pending.settle({ ok: true, valueJson: text });
-      return;
-    }
     pending.onLane();
-    pending.settle(invokeOutcomeOf(json, pending.tool));
+    pending.settle(
+      "valueJson" in answer
+        ? { ok: true, valueJson: answer.valueJson }
+        : invokeOutcomeOf(answer.resultJson, pending.tool),
+    );
   }
 }
 

@@ -9,32 +9,67 @@ export interface ByteReader {
 }
 
 const READ_CHUNK = 64 * 1024;
+/** Bursts up to a third of this many UTF-16 units are written from one reused buffer. */
+const REUSED_WRITE_BYTES = 64 * 1024;
 
 /**
- * Yields each `\n`-terminated line of `source` (without the newline, `\r` kept), then a tail.
- * Linear in the input's length: each chunk is searched once, and a long line's pieces are joined
- * once, when its newline arrives (searching a growing string for every chunk made a 15 MiB line
- * take seconds).
+ * Splits decoded text into `\n`-terminated lines (without the newline, `\r` kept). Linear in the
+ * input's length: each chunk is searched once, and a long line's pieces are joined once, when its
+ * newline arrives (searching a growing string for every chunk made a 15 MiB line take seconds).
  */
+class LineSplitter {
+  readonly #decoder = new TextDecoder();
+  #pending: string[] = [];
+
+  /** Calls `onLine` for each line `chunk` completes. */
+  push(chunk: Uint8Array, onLine: (line: string) => void): void {
+    const text = this.#decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      this.#pending.push(text.slice(start, nl));
+      const line = this.#pending.length === 1 ? this.#pending[0]! : this.#pending.join("");
+      this.#pending = [];
+      start = nl + 1;
+      onLine(line);
+    }
+    if (start < text.length) this.#pending.push(text.slice(start));
+  }
+
+  /** The unterminated tail, if any. */
+  end(): string {
+    this.#pending.push(this.#decoder.decode());
+    return this.#pending.join("");
+  }
+}
+
+/** Yields each line of `source` (see {@link LineSplitter}), then an unterminated tail. */
 export async function* readLines(
   source: ReadableStream<Uint8Array> | ByteReader,
 ): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let pending: string[] = [];
+  const splitter = new LineSplitter();
+  const lines: string[] = [];
+  const collect = (line: string) => lines.push(line);
   for await (const chunk of chunksOf(source)) {
-    const text = decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-      pending.push(text.slice(start, nl));
-      yield pending.join("");
-      pending = [];
-      start = nl + 1;
-    }
-    if (start < text.length) pending.push(text.slice(start));
+    splitter.push(chunk, collect);
+    yield* lines.splice(0);
   }
-  pending.push(decoder.decode());
-  const tail = pending.join("");
+  const tail = splitter.end();
   if (tail !== "") yield tail;
+}
+
+/**
+ * Calls `onLine` for each line of a connection, then for an unterminated tail; settles when it
+ * ends. A plain loop over one reused buffer: no async generator per chunk or per line, which a
+ * lane's reader would pay per invoke. A read that fails rejects.
+ */
+export async function eachLine(source: ByteReader, onLine: (line: string) => void): Promise<void> {
+  const splitter = new LineSplitter();
+  const buffer = new Uint8Array(READ_CHUNK);
+  for (let n = await source.read(buffer); n !== null; n = await source.read(buffer)) {
+    splitter.push(buffer.subarray(0, n), onLine);
+  }
+  const tail = splitter.end();
+  if (tail !== "") onLine(tail);
 }
 
 /** The chunks of a stream, or of a connection read into one reused buffer (decoded at once). */
@@ -78,10 +113,17 @@ export function connLines(
   conn: { write(bytes: Uint8Array): Promise<number> },
 ): (line: string) => void {
   const encoder = new TextEncoder();
+  // Reused for every burst that fits (an invoke's line does): a new buffer per write costs its
+  // allocation, and the writes take turns, so one is never encoded over while being written.
+  const reused = new Uint8Array(REUSED_WRITE_BYTES);
   let chain = Promise.resolve();
   return batchLines((lines) => {
-    const bytes = encoder.encode(lines + "\n");
     chain = chain.then(async () => {
+      const text = lines + "\n";
+      // A UTF-16 code unit takes at most 3 bytes of UTF-8.
+      const bytes = text.length * 3 <= reused.length
+        ? reused.subarray(0, encoder.encodeInto(text, reused).written)
+        : encoder.encode(text);
       for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
     }).catch(() => {});
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { batchLines, readLines } from "./lines.ts";
+import { batchLines, type ByteReader, eachLine, readLines } from "./lines.ts";
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -65,4 +65,45 @@ Deno.test("batchLines() sends the lines of one synchronous burst together, in or
   send("c");
   await Promise.resolve();
   assert.deepEqual(sent, ["a\nb", "c"]);
+});
+
+/** A connection that hands out `chunks`, one per read (as a socket may), then ends. */
+function readerOf(chunks: Uint8Array[]): ByteReader {
+  let i = 0;
+  return {
+    read(buffer) {
+      const chunk = chunks[i++];
+      if (chunk === undefined) return Promise.resolve(null);
+      buffer.set(chunk);
+      return Promise.resolve(chunk.length);
+    },
+  };
+}
+
+Deno.test("eachLine() calls back each line of a connection, whole across reads, then the tail", async () => {
+  const encoder = new TextEncoder();
+  const e = encoder.encode("é\n");
+  const chunks = [
+    encoder.encode('{"a":'),
+    encoder.encode('1}\n{"b"'),
+    encoder.encode(":2}\n\n"),
+    e.subarray(0, 1),
+    e.subarray(1),
+    encoder.encode("ta"),
+    encoder.encode("il"),
+  ];
+  const lines: string[] = [];
+  await eachLine(readerOf(chunks), (line) => lines.push(line));
+  assert.deepEqual(lines, ['{"a":1}', '{"b":2}', "", "é", "tail"]);
+});
+
+Deno.test("eachLine() rejects when a read fails, after the lines before it", async () => {
+  const lines: string[] = [];
+  const chunks = [new TextEncoder().encode("one\ntw")];
+  const reader: ByteReader = {
+    read: (buffer) =>
+      chunks.length ? readerOf(chunks.splice(0)).read(buffer) : Promise.reject(new Error("reset")),
+  };
+  await assert.rejects(eachLine(reader, (line) => lines.push(line)), /reset/);
+  assert.deepEqual(lines, ["one"]);
 });

@@ -15,25 +15,34 @@ import {
 } from "quickjs-emscripten-core";
 import baseVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import wasmBytes from "@jitl/quickjs-ng-wasmfile-release-sync/wasm" with { type: "bytes" };
-import { DEFAULT_LIMITS, MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
+import { DEFAULT_LIMITS, type Limits, MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
 import { runGuest } from "./_guest_run.ts";
+import { disposePrelude, type InstalledPrelude, installPrelude } from "./guest_prelude.ts";
 import type { EngineHost, EngineOutcome, EngineRun } from "./engine_types.ts";
 
-/** A WebAssembly instance of QuickJS with its runtime and context, never used by a script. */
+/**
+ * A WebAssembly instance of QuickJS with its runtime and context, never used by a script; with the
+ * prelude installed for `maxLogBytes`, or not yet (`prelude` undefined).
+ */
 interface Instance {
   runtime: QuickJSRuntime;
   context: QuickJSContext;
   memory: WebAssembly.Memory;
+  prelude: InstalledPrelude | undefined;
   memoryBytes: number;
+  maxLogBytes: number;
 }
 
 /**
  * The QuickJS engine, its WebAssembly compiled once; each run gets a fresh instance.
  *
- * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context), which a
- * run would wait for: so the engine keeps one spare instance, made at load and again right after
- * each run, while nobody waits. A spare has never run a script; a run whose memory limit differs
- * makes its own.
+ * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context, the
+ * prelude), which a run would wait for: so the engine keeps one spare instance, made at load and
+ * again right after each run, while nobody waits. A spare has never run a script; a run whose
+ * memory or log limit differs makes its own. The spare made at load has no prelude yet: the first
+ * run installs it, because compiling it then also compiles the engine's parser (V8 compiles the
+ * WebAssembly's functions when first called), which an idle process that never runs a script
+ * should not hold (~9 MB of its RSS, bench/sandbox_start.ts).
  */
 export class SandboxEngine {
   readonly #module: WebAssembly.Module;
@@ -49,40 +58,48 @@ export class SandboxEngine {
    */
   static async load(): Promise<SandboxEngine> {
     const engine = new SandboxEngine(new WebAssembly.Module(wasmBytes));
-    engine.#spare = Promise.resolve(await engine.#instantiate(DEFAULT_LIMITS.memoryBytes));
+    engine.#spare = Promise.resolve(await engine.#instantiate(DEFAULT_LIMITS, false));
     return engine;
   }
 
   /** Runs one script in a fresh instance. Never rejects: every failure is an outcome. */
   async run(run: EngineRun, host: EngineHost): Promise<EngineOutcome> {
-    const bytes = run.limits.memoryBytes;
-    const { runtime, context, memory } = await this.#fresh(bytes);
+    const { runtime, context, memory, prelude } = await this.#fresh(run.limits);
     try {
-      return await runGuest({ runtime, context, memory, run, host });
+      return await runGuest({ runtime, context, memory, prelude, run, host });
     } finally {
       // A microtask: its synchronous part is small, and the instantiation itself comes as later
       // tasks, after the run's answer was written.
       queueMicrotask(() => {
-        this.#spare ??= this.#instantiate(bytes);
+        this.#spare ??= this.#instantiate(run.limits);
         this.#spare.catch(() => {});
       });
     }
   }
 
-  /** The spare instance if it fits the limit, else a new one. */
-  async #fresh(memoryBytes: number): Promise<Instance> {
+  /** The spare instance if it fits the limits, else a new one. */
+  async #fresh(limits: InstanceLimits): Promise<Instance> {
     const pending = this.#spare;
     this.#spare = undefined;
     const spare = await pending?.catch(() => undefined);
-    if (spare?.memoryBytes === memoryBytes) return spare;
+    if (
+      spare?.memoryBytes === limits.memoryBytes &&
+      (spare.prelude === undefined || spare.maxLogBytes === limits.maxLogBytes)
+    ) {
+      return spare;
+    }
     if (spare) {
+      if (spare.prelude) disposePrelude(spare.prelude);
       spare.context.dispose();
       spare.runtime.dispose();
     }
-    return await this.#instantiate(memoryBytes);
+    return await this.#instantiate(limits);
   }
 
-  async #instantiate(memoryBytes: number): Promise<Instance> {
+  async #instantiate(
+    { memoryBytes, maxLogBytes }: InstanceLimits,
+    withPrelude = true,
+  ): Promise<Instance> {
     const memory = new WebAssembly.Memory({
       initial: 256,
       maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
@@ -94,9 +111,14 @@ export class SandboxEngine {
     const module = await newQuickJSWASMModuleFromVariant(variant);
     const runtime = module.newRuntime();
     runtime.setMaxStackSize(MAX_STACK_BYTES);
-    return { runtime, context: runtime.newContext(), memory, memoryBytes };
+    const context = runtime.newContext();
+    const prelude = withPrelude ? installPrelude(context, maxLogBytes) : undefined;
+    return { runtime, context, memory, prelude, memoryBytes, maxLogBytes };
   }
 }
+
+/** The limits an instance is made for. */
+type InstanceLimits = Pick<Limits, "memoryBytes" | "maxLogBytes">;
 
 type SyncVariant = Extract<Parameters<typeof newVariant>[0], { type: "sync" }>;
 
