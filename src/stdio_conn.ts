@@ -8,13 +8,21 @@
  * Terminals, files and `/dev/null` keep Deno's own stdio, and so does every system but Linux, the
  * one where this was measured.
  */
-import { fstatSync } from "node:fs";
+import { fstatSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
 import type { StdioKind } from "./config.ts";
 import type { ByteConn, LineIo } from "./line_transport.ts";
 
 /** Queued input past which reading pauses until the transport catches up. */
 const HIGH_WATER = 1024 * 1024;
+/**
+ * The longest write made at once, outside the socket: a pipe takes a write of at most PIPE_BUF
+ * (4096 bytes on Linux) whole or not at all, and a Unix stream socket takes one that small as a
+ * single buffer, whole or not at all. `node:fs` `writeSync` retries a partial write until it is
+ * complete, and on EAGAIN after a partial one it throws without saying how much went out, so
+ * only writes that cannot be partial go that way.
+ */
+const ATOMIC_WRITE = 4096;
 
 /** What {@link adoptable} needs to know of a descriptor (`node:fs` `fstatSync` gives it). */
 export interface FdKind {
@@ -62,17 +70,36 @@ export function stdioConn(kind: StdioKind): ByteConn | undefined {
   return new SocketPairConn(
     new Socket({ fd: 0, readable: true, writable: false, allowHalfOpen: true }),
     new Socket({ fd: 1, readable: false, writable: true, allowHalfOpen: true }),
+    (bytes) => writeSync(1, bytes),
   );
+}
+
+/** Whether a failed write only found the descriptor full (EAGAIN on a non-blocking one). */
+function wouldBlock(err: unknown): boolean {
+  return err instanceof Deno.errors.WouldBlock ||
+    (err as { code?: unknown } | null)?.code === "EAGAIN";
 }
 
 /**
  * Two adopted descriptors, one read and one written, as a {@link ByteConn}. Each has its own
  * socket object, so a failed write (the client closed its end: EPIPE) ends only the output, and
  * the input still ends the server when it reaches its end, as with Deno's streams.
+ *
+ * A write of at most {@link ATOMIC_WRITE} bytes goes to the descriptor at once with one `write`
+ * system call (`writeNow`) when nothing is waiting in the output socket: node:net's stream
+ * machinery around each write (a write request, its callback, a tick) cost more than the system
+ * call itself in the supervisor's profile (docs/ARCHITECTURE.md section 7). A longer write, or one
+ * the descriptor refuses (full: EAGAIN), goes through the socket, which writes what the
+ * descriptor takes and waits for it to drain; later writes follow it there until it is written,
+ * so bytes keep their order. (Deno's `Deno.stdout.writeSync` does one `write` but keeps what it
+ * could not write in a buffer that nothing flushes later, so it is not used.)
  */
 export class SocketPairConn implements ByteConn {
   #input: Socket;
   #output: Socket;
+  #writeNow: ((bytes: Uint8Array) => void) | undefined;
+  /** Writes handed to the output socket and not yet written. */
+  #inSocket = 0;
   #queue: Uint8Array[] = [];
   #queued = 0;
   #ended = false;
@@ -80,9 +107,15 @@ export class SocketPairConn implements ByteConn {
   #wake: (() => void) | undefined;
   #writeError: Error | undefined;
 
-  constructor(input: Socket, output: Socket) {
+  /**
+   * `writeNow` writes to the output's descriptor synchronously, all of at most
+   * {@link ATOMIC_WRITE} bytes, or throws EAGAIN having written none when the descriptor is full
+   * (it is non-blocking once adopted).
+   */
+  constructor(input: Socket, output: Socket, writeNow?: (bytes: Uint8Array) => void) {
     this.#input = input;
     this.#output = output;
+    this.#writeNow = writeNow;
     input.on("data", (chunk: Uint8Array) => {
       this.#queue.push(chunk);
       this.#queued += chunk.length;
@@ -131,10 +164,23 @@ export class SocketPairConn implements ByteConn {
 
   write(bytes: Uint8Array): Promise<number> {
     if (this.#writeError) return Promise.reject(this.#writeError);
+    if (this.#writeNow && this.#inSocket === 0 && bytes.length <= ATOMIC_WRITE) {
+      try {
+        this.#writeNow(bytes);
+        return Promise.resolve(bytes.length);
+      } catch (err) {
+        if (!wouldBlock(err)) {
+          this.#writeError = err instanceof Error ? err : new Error(String(err));
+          return Promise.reject(this.#writeError);
+        }
+      }
+    }
+    this.#inSocket++;
     return new Promise((resolve, reject) => {
       // The socket writes what the descriptor takes and the rest when it drains; the callback
       // runs once every byte is written, or with the error that stopped it.
       this.#output.write(bytes, (err) => {
+        this.#inSocket--;
         if (err) reject(this.#writeError ??= err);
         else resolve(bytes.length);
       });

@@ -6,7 +6,7 @@
  * ends it cleanly.
  */
 import assert from "node:assert/strict";
-import { fixture, remcpArgs, remcpEnv, withTempDir } from "./_harness.ts";
+import { fixture, remcpArgs, remcpEnv, startRemcp, withTempDir } from "./_harness.ts";
 import { connectClient, spawnOnSockets } from "./_socket_stdio.ts";
 
 const linux = Deno.build.os === "linux";
@@ -80,6 +80,46 @@ for (const way of ways) {
       }),
   });
 }
+
+Deno.test({
+  name: "stdio on pipes: answers larger than the pipe and small ones, many at once, arrive " +
+    "whole and each to its call",
+  ignore: !linux,
+  async fn() {
+    // A pipe holds 64 KB: a big answer waits in the socket for the client to read, and the small
+    // ones, otherwise written at once, wait behind it (src/stdio_conn.ts).
+    const h = await startRemcp();
+    try {
+      assert.ok(nonBlocking(h.transport.pid!, 1), "fd 1 served by node:net");
+      const file = `${h.stateDir}/sample`;
+      Deno.writeFileSync(file, SAMPLE);
+      const opened = await h.client.callTool({
+        name: "open_database",
+        arguments: { path: file, options: { arch: "x86_64", base: 0 } },
+      });
+      assert.notEqual(opened.isError, true, JSON.stringify(opened.content));
+      const database = (opened.structuredContent as { database: string }).database;
+      const size = (i: number) => i % 3 === 0 ? 40000 : 8;
+      const reads = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          h.client.callTool({
+            name: "call",
+            arguments: {
+              name: "read_bytes",
+              arguments: { database, address: `0x${(i * 2000).toString(16)}`, size: size(i) },
+            },
+          })),
+      );
+      reads.forEach((r, i) => {
+        assert.notEqual(r.isError, true, JSON.stringify(r.content));
+        const v = JSON.parse((r.content as { text: string }[])[0]!.text) as { hex: string };
+        assert.equal(v.hex, hex(SAMPLE.subarray(i * 2000, i * 2000 + size(i))));
+      });
+    } finally {
+      await h.close();
+    }
+  },
+});
 
 /** A server's stdio seen from the client, over sockets or pipes. */
 interface Channel {
