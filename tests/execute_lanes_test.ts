@@ -105,12 +105,12 @@ Deno.test("lane invokes give the values and errors the supervisor's path gives",
          ({ first, rows })`,
       );
     });
-    // The first invoke goes through the supervisor and opens the lane; the rest of the tools on
-    // the database go over it, the others (refused by the dispatcher) through the supervisor.
+    // The lane to the only database is granted as the run starts: the tools on it go over it,
+    // the first invoke too, the others (refused by the dispatcher) through the supervisor.
     assert.deepEqual(on.result, off.result);
     assert.equal(on.stats.invokes, 11);
     assert.equal(off.stats.laneInvokes, undefined, "REMCP_LANES=0 grants no lane");
-    assert.equal(on.stats.laneInvokes, 6, JSON.stringify(on.result));
+    assert.equal(on.stats.laneInvokes, 7, JSON.stringify(on.result));
   }
 });
 
@@ -132,7 +132,7 @@ Deno.test("a lane answers Busy while the file analyses, as the supervisor does",
   }, { REMCP_DEBUG_ANALYSIS_DELAY_MS: "60000" });
   assert.deepEqual(on.result, off.result);
   assert.equal((on.result as { code?: string }[])[0]!.code, "Busy");
-  assert.equal(on.stats.laneInvokes, 3);
+  assert.equal(on.stats.laneInvokes, 4);
 });
 
 Deno.test("a script spanning two databases gets a lane to each", e2e, async () => {
@@ -158,9 +158,59 @@ Deno.test("a script spanning two databases gets a lane to each", e2e, async () =
   });
   assert.deepEqual(on.result, off.result);
   assert.equal(on.stats.invokes, 15);
-  // The first round goes through the supervisor (two grants: a, b); the rest over the lanes.
-  assert.ok((on.stats.laneInvokes ?? 0) >= 12, String(on.stats.laneInvokes));
+  // The lane to a, the default database, is granted as the run starts; b's first invoke goes
+  // through the supervisor (which grants b's lane), the rest over the lanes.
+  assert.ok((on.stats.laneInvokes ?? 0) >= 14, String(on.stats.laneInvokes));
 });
+
+Deno.test(
+  "with no default and two databases open, no lane is granted at the start and a bare invoke is refused",
+  e2e,
+  async () => {
+    const [on, off] = await onAndOff({}, async (sup, ctx) => {
+      await open(sup, ctx, "elf_x86_64_gcc_O2");
+      const b = await open(sup, ctx, "pe_x86_64_O2.exe");
+      return await script(
+        sup,
+        ctx,
+        `${TRY_EACH}
+         await tryEach([
+           ["list_functions", { limit: 1 }],
+           ["list_functions", { limit: 1, database: ${JSON.stringify(b)} }],
+           ["list_functions", { limit: 1, database: ${JSON.stringify(b)} }],
+           ["list_functions", { limit: 1 }],
+         ])`,
+      );
+    });
+    assert.deepEqual(on.result, off.result);
+    assert.equal((on.result as { code?: string }[])[0]!.code, "InvalidArgument");
+    // Only b's second invoke goes over a lane: its first, through the supervisor, granted it.
+    assert.equal(on.stats.laneInvokes, 1);
+  },
+);
+
+Deno.test(
+  "a script's first invoke goes over the lane granted as the run starts, in each sandbox run",
+  e2e,
+  async () => {
+    await withSupervisor({}, async (sup, ctx) => {
+      const database = await open(sup, ctx, "elf_x86_64_gcc_O2");
+      const info = await sup.callTool("get_database_info", { database }, ctx);
+      for (const db of [undefined, database]) {
+        for (let i = 0; i < 3; i++) {
+          const r = await script(sup, ctx, `await invoke("get_database_info", {})`, db);
+          assert.deepEqual(r.result, info.structuredContent);
+          assert.equal(r.stats.invokes, 1);
+          assert.equal(r.stats.laneInvokes, 1, `run ${i}, default database ${db}`);
+        }
+      }
+      // A script that never names invoke makes no lane (and no worker connection).
+      const quiet = await script(sup, ctx, "1 + 1");
+      assert.equal(quiet.result, 2);
+      assert.equal(quiet.stats.laneInvokes, undefined);
+    });
+  },
+);
 
 /**
  * Runs a script that invokes until it fails, doing `act` once the script has made `after`
@@ -202,8 +252,8 @@ Deno.test(
     const off = await interrupted({ REMCP_LANES: "0" }, close);
     assert.equal(on.code, "NoDatabase", on.message);
     assert.equal(off.code, "NoDatabase", off.message);
-    // 30 invokes done when it closed, the first through the supervisor (it granted the lane).
-    assert.ok((on.lanes ?? 0) >= 29, `lanes carried ${on.lanes}`);
+    // 30 invokes done when it closed, all over the lane granted as the run started.
+    assert.ok((on.lanes ?? 0) >= 30, `lanes carried ${on.lanes}`);
   },
 );
 
@@ -219,9 +269,8 @@ Deno.test(
     const off = await interrupted({ REMCP_LANES: "0" }, kill);
     assert.equal(on.code, "WorkerCrashed", on.message);
     assert.equal(off.code, "WorkerCrashed", off.message);
-    // The kill came at 30 invokes done, the first of them through the supervisor (it granted the
-    // lane): the lane carried at least the other 29 (the gate's busy run saw exactly 29).
-    assert.ok((on.lanes ?? 0) >= 29, `lanes carried ${on.lanes}`);
+    // The kill came at 30 invokes done, all of them over the lane granted as the run started.
+    assert.ok((on.lanes ?? 0) >= 30, `lanes carried ${on.lanes}`);
   },
 );
 
@@ -255,7 +304,7 @@ Deno.test(
           `const out = []; for (let i = 0; i < 5; i++) out.push(await invoke("list_comments", {})); out`,
         timeoutMs: 60_000,
       });
-      assert.equal(after.stats.laneInvokes, 4);
+      assert.equal(after.stats.laneInvokes, 5);
       assert.deepEqual((after.result as unknown[])[4], comments.structuredContent);
     });
   },
@@ -303,6 +352,6 @@ Deno.test(
       },
     );
     assert.deepEqual(on.result, off.result);
-    assert.equal(on.stats.laneInvokes, 4);
+    assert.equal(on.stats.laneInvokes, 5);
   },
 );

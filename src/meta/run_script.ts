@@ -56,7 +56,11 @@ export async function runScript(
   };
   /** Databases this run was granted a lane to (one each). */
   const laned = new Set<string>();
-  const offerLane = (lanes: LaneLink, name: string, callArgs: Record<string, unknown>) => {
+  const offerLane = (
+    lanes: LaneLink,
+    name: string | undefined,
+    callArgs: Record<string, unknown>,
+  ) => {
     const target = sup.laneTarget(name, callArgs, { ...ctx, via: "execute" });
     if (!target || laned.has(target.database)) return;
     laned.add(target.database);
@@ -77,6 +81,16 @@ export async function runScript(
     signal: ctx.signal,
     limits: { cpuMs: run.timeoutMs, maxOutputBytes: run.maxResultBytes ?? 16 * 1024 * 1024 },
     ...(run.fitResultBytes !== undefined ? { fitResultBytes: run.fitResultBytes } : {}),
+    // The lane to the default database (or the only one open) is granted as the run starts, so
+    // its worker connects while the sandbox sets the script up, and even the first invoke skips
+    // the supervisor. The dispatcher decides as it would after that invoke (its tools do not
+    // depend on the tool invoked; readiness is the worker's). A script that never names `invoke`
+    // cannot call it (short of building the name), so it is spared the worker's connection; one
+    // that does reaches the first-invoke grant below.
+    onStart: (lanes) => {
+      if (!run.code.includes("invoke")) return;
+      offerLane(lanes, undefined, run.database !== undefined ? { database: run.database } : {});
+    },
     onLaneInvokes: (count) => {
       laneInvokes = count;
       report();

@@ -46,18 +46,25 @@ export class LaneHub {
     void this.#acceptLoop();
   }
 
-  /** A run starts: it has no lane yet. */
+  /**
+   * A run starts: it has no lane yet. Connections parked before it keep waiting: a lane granted
+   * in the run message is opened as the run is sent, so its worker may connect first.
+   */
   begin(runId: string): void {
-    this.end();
+    this.#closeLanes();
     this.#runId = runId;
   }
 
   /** The run ended: every lane closes, every token is forgotten. */
   end(): void {
     this.#runId = undefined;
-    this.#waiting.clear();
     for (const conn of this.#parked.values()) closeQuietly(conn);
     this.#parked.clear();
+    this.#closeLanes();
+  }
+
+  #closeLanes(): void {
+    this.#waiting.clear();
     const lanes = [...this.#lanes.values()];
     this.#lanes.clear();
     for (const lane of lanes) lane.close(false);
@@ -125,16 +132,17 @@ export class LaneHub {
   /** Reads a connection's token and binds it, parks it, or closes it. */
   async #hello(conn: Deno.Conn): Promise<void> {
     const token = await readToken(conn);
-    if (token === undefined || this.#runId === undefined) {
+    if (token === undefined) {
       closeQuietly(conn);
       return;
     }
-    const lane = this.#waiting.get(token);
+    const lane = this.#runId === undefined ? undefined : this.#waiting.get(token);
     if (lane) {
       this.#waiting.delete(token);
       lane.attach(conn);
     } else if (this.#parked.size < MAX_PARKED && !this.#parked.has(token)) {
-      // The worker may connect before this process has read the parent's announcement.
+      // The worker may connect before this process has read the parent's announcement (or the
+      // run message carrying it): it waits, with at most seven others, until the next run ends.
       this.#parked.set(token, conn);
     } else closeQuietly(conn);
   }

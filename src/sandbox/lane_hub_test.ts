@@ -64,11 +64,29 @@ Deno.test("LaneHub closes a connection whose first line is not a token", unix, a
   });
 });
 
-Deno.test("LaneHub closes any connection while no run is in progress", unix, async () => {
-  await withHub(async (_hub, connect) => {
-    assert.ok(await closedByHub(await connect(`{"lane":"t"}\n`)));
-  });
-});
+Deno.test(
+  "LaneHub keeps a worker that connects before its run starts, until that run ends",
+  unix,
+  async () => {
+    await withHub(async (hub, connect) => {
+      // A lane granted in the run message is opened as the run is sent: its worker may connect
+      // before the sandbox reads the run. A bad hello made after it is closed once the hub read
+      // both (connections are read in order), so the early one has most likely been parked.
+      const early = await connect(`{"lane":"early"}\n`);
+      const stranger = await connect(`{"lane":"nobody"}\n`);
+      assert.ok(await closedByHub(await connect("not a token\n")));
+      hub.begin("run");
+      hub.grant(grant("early"));
+      const answer = hub.invoke("list_functions", "{}", viaParent, () => {});
+      assert.ok(answer, "the lane granted at the run's start carries the invoke");
+      const request = JSON.parse((await readLines(early).next()).value as string);
+      assert.equal(request.params.name, "list_functions");
+      hub.end();
+      assert.ok(await closedByHub(stranger), "a token no run announced is dropped with the run");
+      assert.ok(await closedByHub(early));
+    });
+  },
+);
 
 Deno.test(
   "LaneHub sends invokes only over a connection with an announced token, and closes the others with the run",

@@ -5,7 +5,7 @@
 import { RemcpError } from "../errors.ts";
 import { invokeFailure } from "../protocol/invoke_answer.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
-import type { GlobalValue, GuestLogLevel, LaneMessage, RunStats, WireError } from "./protocol.ts";
+import type { GlobalValue, GuestLogLevel, LaneGrant, RunStats, WireError } from "./protocol.ts";
 import type { ChildMessage } from "./child_messages.ts";
 import { type SandboxChild, spawnSandboxChild } from "./sandbox_child.ts";
 import { describeExit, SandboxProcess } from "./sandbox_process.ts";
@@ -40,9 +40,6 @@ export type InvokeHandler = (
   lanes: LaneLink | undefined,
 ) => Promise<Record<string, unknown> | JsonText>;
 
-/** A lane to a worker, as the host grants it to a run: the protocol's `lane` message's content. */
-export type LaneGrant = Omit<LaneMessage, "type" | "runId">;
-
 /** How the host grants a run lanes. */
 export interface LaneLink {
   /** The sandbox's lane socket, where the worker is to connect. */
@@ -63,6 +60,12 @@ export interface SandboxRunOptions {
   signal?: AbortSignal;
   /** Called with each piece of console output as it happens (the same text lands in `logs`). */
   onLog?: (level: GuestLogLevel, text: string) => void;
+  /**
+   * Called as the run starts, when the sandbox can take lanes: lanes granted during the call go
+   * in the run message itself, so the script's first invoke finds them. The worker told to
+   * connect may do so before the sandbox has read the run message (lane_hub.ts parks it).
+   */
+  onStart?: (lanes: LaneLink) => void;
   /** Called now and then with how many invokes lanes answered so far (never through `invoke`). */
   onLaneInvokes?: (count: number) => void;
   /**
@@ -200,14 +203,18 @@ export class SandboxPool {
     };
 
     const lanePath = proc.lanePath;
+    /** Lanes granted before the run message is sent: they go in it. */
+    let atStart: LaneGrant[] | undefined = [];
     const lanes: LaneLink | undefined = lanePath === undefined ? undefined : {
       path: lanePath,
       grant: (lane) => {
         if (invokesDone.signal.aborted) return false;
-        proc.send({ type: "lane", runId: id, ...lane });
+        if (atStart) atStart.push(lane);
+        else proc.send({ type: "lane", runId: id, ...lane });
         return true;
       },
     };
+    if (lanes) options.onStart?.(lanes);
 
     const stoppedError = (): RemcpError =>
       stopReason === "timeout" ? wallTimeout(options.timeoutMs, inFlight) : cancelled();
@@ -275,7 +282,9 @@ export class SandboxPool {
       globals: { ...options.globals },
       limits,
       ...(options.fitResultBytes !== undefined ? { fitBytes: options.fitResultBytes } : {}),
+      ...(atStart.length > 0 ? { lanes: atStart } : {}),
     });
+    atStart = undefined;
     try {
       return await ended.promise;
     } finally {

@@ -7,7 +7,7 @@
  *
  * ```
  * child  → parent  {type:"ready", pid, loadMs}                      once, when it can take runs
- * parent → child   {type:"run", id, code, globals, limits, fitBytes?} start a run
+ * parent → child   {type:"run", id, code, globals, limits, fitBytes?, lanes?} start a run
  * child  → parent  {type:"invoke", runId, callId, name, args}       the script called invoke()
  * parent → child   {type:"invoke_result", runId, callId, ok:true, value}   the result's JSON text
  *                  {type:"invoke_result", runId, callId, ok:false, error:{code, message, detail}}
@@ -74,6 +74,11 @@ export interface RunMessage {
   limits: Limits;
   /** Cut a result over this many bytes of JSON to fit, before sending it. */
   fitBytes?: number | undefined;
+  /**
+   * Lanes granted as the run starts, as `lane` messages would announce them: in the run message
+   * so that the script's first invoke, which may come before the next line is read, finds them.
+   */
+  lanes?: LaneGrant[] | undefined;
 }
 
 /** Parent → child: the outcome of one invoke. */
@@ -95,6 +100,9 @@ export interface LaneMessage {
   /** Whether invokes that name no database go to `database` too. */
   bare: boolean;
 }
+
+/** A lane as granted: a {@link LaneMessage}'s content. */
+export type LaneGrant = Omit<LaneMessage, "type" | "runId">;
 
 /** Any message the parent sends. */
 export type ParentMessage =
@@ -174,6 +182,14 @@ function parentMessageProblem(m: Record<string, unknown>): string | undefined {
       if (m.fitBytes !== undefined && typeof m.fitBytes !== "number") {
         return "run.fitBytes must be a number";
       }
+      if (m.lanes !== undefined) {
+        if (!Array.isArray(m.lanes)) return "run.lanes must be an array";
+        for (const lane of m.lanes) {
+          if (!isRecord(lane) || laneProblem(lane)) {
+            return "run.lanes must hold {token, database, tools, bare}";
+          }
+        }
+      }
       return undefined;
     }
     case "invoke_result": {
@@ -196,14 +212,19 @@ function parentMessageProblem(m: Record<string, unknown>): string | undefined {
     case "cancel":
       return typeof m.id === "string" ? undefined : "cancel needs an id";
     case "lane":
-      return typeof m.runId === "string" && typeof m.token === "string" &&
-          typeof m.database === "string" && typeof m.bare === "boolean" &&
-          Array.isArray(m.tools) && m.tools.every((t) => typeof t === "string")
+      return typeof m.runId === "string" && !laneProblem(m)
         ? undefined
         : "lane needs runId, token, database, tools and bare";
     default:
       return `unknown type ${JSON.stringify(m.type)}`;
   }
+}
+
+/** Whether a lane's grant lacks a field (the run id aside). */
+function laneProblem(m: Record<string, unknown>): boolean {
+  return !(typeof m.token === "string" && typeof m.database === "string" &&
+    typeof m.bare === "boolean" && Array.isArray(m.tools) &&
+    m.tools.every((t) => typeof t === "string"));
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -79,6 +79,9 @@ export class SandboxSession {
     const runId = JSON.stringify(message.id);
     const lanes = this.#lanes;
     lanes?.begin(message.id);
+    for (const lane of message.lanes ?? []) {
+      lanes?.grant({ type: "lane", runId: message.id, ...lane });
+    }
     let laneInvokes = 0;
     let lastReport = -Infinity;
     const onLane = () => {

@@ -66,8 +66,10 @@ export interface Host {
   /**
    * Where a lane for the invoke of `name` with `rawArgs` may lead, or undefined when none may be
    * granted (lanes off, not a worker tool, a worker that cannot take lanes, a dead database).
+   * `name` undefined: at a run's start, before any invoke, for the database `rawArgs` names (or
+   * the only one open); the lane's tools are the same either way.
    */
-  laneTarget(name: string, rawArgs: unknown, ctx: CallContext): LaneTarget | undefined;
+  laneTarget(name: string | undefined, rawArgs: unknown, ctx: CallContext): LaneTarget | undefined;
   /** Enabled tools by name. */
   find(name: string): CatalogEntry | undefined;
   /** Whether a tool exists for callers at all (capability gates and disable flags). */

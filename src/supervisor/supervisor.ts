@@ -391,12 +391,12 @@ export class Supervisor implements Host {
    * Where a lane for an invoke may lead (see {@link LaneTarget}): decided here, beside the
    * dispatcher's own checks, so that a lane carries exactly what a call through
    * {@link callTool} from the same caller would be let through — the enabled worker tools
-   * (capability gates, disable flags) that this database's worker lists.
+   * (capability gates, disable flags) that this database's worker lists. The tools do not depend
+   * on `name`, so a run may ask before its first invoke (`name` undefined).
    */
-  laneTarget(name: string, rawArgs: unknown, ctx: CallContext): LaneTarget | undefined {
-    if (!this.config.lanes || ctx.via !== "execute" || this.find(name)?.kind !== "worker") {
-      return undefined;
-    }
+  laneTarget(name: string | undefined, rawArgs: unknown, ctx: CallContext): LaneTarget | undefined {
+    if (!this.config.lanes || ctx.via !== "execute") return undefined;
+    if (name !== undefined && this.find(name)?.kind !== "worker") return undefined;
     const given = typeof rawArgs === "object" && rawArgs !== null
       ? (rawArgs as Record<string, unknown>).database
       : undefined;
