@@ -216,8 +216,8 @@ export function* matchSteps(
     round: string,
     minSim = 0,
   ) => {
-    const left = groupBy([...is], (i) => key(a[i]!));
-    const right = groupBy([...js], (j) => key(b[j]!));
+    const left = groupBy(is, (i) => key(a[i]!));
+    const right = groupBy(js, (j) => key(b[j]!));
     for (const [k, ia0] of left) {
       const jb0 = right.get(k);
       if (!jb0) continue;
