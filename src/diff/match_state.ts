@@ -123,7 +123,10 @@ export function dependents(s: MatchState, gone: readonly Match[], margin: number
 }
 
 /** Groups `items` by `key`, leaving out those whose key is undefined. */
-export function groupBy<T>(items: readonly T[], key: (t: T) => string | undefined): Map<string, T[]> {
+export function groupBy<T>(
+  items: readonly T[],
+  key: (t: T) => string | undefined,
+): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const t of items) {
     const k = key(t);
