@@ -155,11 +155,30 @@ function debSource(pkg: string, dir: string): Promise<string | undefined> {
   if (!p) {
     p = (async () => {
       if (!(await exists(join(WORK, dir)))) await sh(`apt-get source -qq ${pkg} 2>&1`);
+      // A mirror may list a security update whose files it does not hold: every other version
+      // of the package apt knows, newest first, until one unpacks.
+      for (const v of await sourceVersions(pkg)) {
+        if (await exists(join(WORK, dir))) break;
+        await sh(`apt-get source -qq ${pkg}=${v} 2>&1`);
+      }
       return (await exists(join(WORK, dir))) ? join(WORK, dir) : undefined;
     })();
     unpacked.set(pkg, p);
   }
   return p;
+}
+
+/** The versions of source package `pkg` apt knows (`apt-cache showsrc`), newest first. */
+async function sourceVersions(pkg: string): Promise<string[]> {
+  const out = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      `apt-cache showsrc ${pkg} | sed -n 's/^Version: //p' | sort -u | sort -rV`,
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((v) => v !== "");
 }
 
 /** Builds `name` unstripped and a stripped copy; returns the unstripped path. */
