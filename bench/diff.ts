@@ -229,6 +229,27 @@ const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
     `-DHAVE_CONFIG_H -DBUILDING_LIBCURL -DCURL_STATICLIB -I${DRIVERS}/curl -I${dir}/include ` +
     `-I${dir}/lib ${DRIVERS}/curl.c ` +
     `$(ls ${dir}/lib/*.c ${dir}/lib/{vauth,vtls,vquic,vssh}/*.c | tr '\n' ' ')`,
+  // libpcre2-8's sources as its Makefile.am lists them (PHP's copy compiles the same list); our
+  // configuration is forced in, as PHP's config.h beside its copy includes PHP's own headers.
+  pcre2: (dir) =>
+    `-DPCRE2_CODE_UNIT_WIDTH=8 -DPCRE2_STATIC -include ${DRIVERS}/pcre2/config.h -I${dir} ` +
+    `${DRIVERS}/pcre2.c ` +
+    ["auto_possess", "chartables", "compile", "config", "context", "convert", "dfa_match"]
+      .concat(["error", "extuni", "find_bracket", "jit_compile", "maketables", "match"])
+      .concat(["match_data", "newline", "ord2utf", "pattern_info", "script_run", "serialize"])
+      .concat(["string_utils", "study", "substitute", "substring", "tables", "ucd", "valid_utf"])
+      .concat(["xclass"]).map((f) => `${dir}/pcre2_${f}.c`).join(" "),
+  // Every .c file of src/lib/ (each release's Makefile.inc lists them all).
+  cares: (dir) =>
+    `-DHAVE_CONFIG_H -DCARES_BUILDING_LIBRARY -DCARES_STATICLIB -I${DRIVERS}/cares ` +
+    `-I${dir}/include -I${dir}/src/lib ${DRIVERS}/cares.c $(ls ${dir}/src/lib/*.c | tr '\n' ' ')`,
+  // lib/ and lib/modules/ but the BSD mount code and fuse 2's separate libulockmgr; the API
+  // version (FUSE_USE_VERSION) and the version each release's build sets are added by fuse().
+  fuse: (dir) =>
+    `-D_REENTRANT -D_FILE_OFFSET_BITS=64 -DHAVE_CONFIG_H -DHAVE_LIBFUSE_PRIVATE_CONFIG_H ` +
+    `-I${DRIVERS}/fuse -I${dir}/include -I${dir}/lib ` +
+    `${DRIVERS}/fuse.c $(ls ${dir}/lib/*.c ${dir}/lib/modules/*.c | ` +
+    `grep -v -e mount_bsd -e ulockmgr | tr '\n' ' ')`,
 };
 
 /**
@@ -929,6 +950,53 @@ if (import.meta.main) {
     return build("nghttp2152-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.nghttp2!(join(top, "lib")));
   };
   /**
+   * PCRE2 10.42 from Debian's tree: as its NON-AUTOTOOLS-BUILD says for a build without
+   * configure, pcre2.h is the shipped pcre2.h.generic and pcre2_chartables.c the shipped .dist
+   * (PHP's copy carries both made). Debian's newest pcre2 revision is pinned to the one the
+   * mirror here holds.
+   */
+  const pcre2Debian = async () => {
+    const top = await debSource("pcre2=10.42-1", "pcre2-10.42");
+    if (!top) return undefined;
+    const src = join(top, "src");
+    if (
+      !(await exists(join(src, "pcre2_chartables.c"))) &&
+      !(await sh(
+        "cp pcre2.h.generic pcre2.h && cp pcre2_chartables.c.dist pcre2_chartables.c",
+        src,
+      ))
+    ) return undefined;
+    return build("pcre2_1042-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.pcre2!(src));
+  };
+  /**
+   * c-ares 1.28.1 as Node.js 18.20.4 vendors it (deps/cares/ of Debian's nodejs source, whose
+   * patches leave it alone): only that folder is unpacked from the 29 MB orig tarball.
+   */
+  const caresInNode = async () => {
+    const dir = join(WORK, "node-v18.20.4/deps/cares");
+    if (
+      !(await exists(dir)) &&
+      !(await sh(
+        "apt-get source -qq --download-only nodejs=18.20.4+dfsg-1~deb12u2 2>&1 && " +
+          "tar xJf nodejs_18.20.4+dfsg.orig.tar.xz node-v18.20.4/deps/cares",
+      ))
+    ) return undefined;
+    return build("cares1281-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.cares!(dir));
+  };
+  /** libfuse from Debian's fuse or fuse3 tree, with the API version its own build uses. */
+  const fuse =
+    (tag: string, pkg: string, tree: string, api: number, version: string) => async () => {
+      const top = await debSource(pkg, tree);
+      return top
+        ? build(
+          `${tag}-gcc-O2`,
+          "gcc",
+          "-O2",
+          `${LIBRARY_SOURCES.fuse!(top)} -DFUSE_USE_VERSION=${api} -DFUSE_BENCH_VERSION=${version}`,
+        )
+        : undefined;
+    };
+  /**
    * SQLCipher 3.4.1's SQLite 3.15.2: its amalgamation only compiles with the codec on (it
    * inlines btreeInt.h inside the codec's section), so the fork's ~90 functions and OpenSSL's
    * libcrypto come along.
@@ -998,6 +1066,28 @@ if (import.meta.main) {
       a: library("curl", "curl7860", ...cmake, "Utilities/cmcurl"),
       b: library("curl", "curl7881", "curl", "curl-7.88.1", "."),
       splits: CURL788_SPLITS,
+    },
+    {
+      name: "version: pcre2 10.40 (vendored in PHP 8.2.32) → 10.42 (Debian's pcre2) (gcc -O2)",
+      a: library(
+        "pcre2",
+        "pcre2_1040",
+        "php8.2=8.2.32-1~deb12u1",
+        "php8.2-8.2.32",
+        "ext/pcre/pcre2lib",
+      ),
+      b: pcre2Debian,
+    },
+    {
+      name:
+        "version: c-ares 1.18.1 (Debian's c-ares) → 1.28.1 (vendored in Node.js 18.20.4) (gcc -O2)",
+      a: library("cares", "cares1181", "c-ares", "c-ares-1.18.1", "."),
+      b: caresInNode,
+    },
+    {
+      name: "version: libfuse 2.9.9 (Debian's fuse) → 3.14.0 (Debian's fuse3) (gcc -O2)",
+      a: fuse("fuse299", "fuse", "fuse-2.9.9", 26, "2.9.9"),
+      b: fuse("fuse3140", "fuse3", "fuse3-3.14.0", 312, "3.14.0"),
     },
     {
       name:
