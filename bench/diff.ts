@@ -18,13 +18,19 @@
  *       bench/diff_pairs/ stands in, the same for both releases. libarchive links what Debian's
  *       build does (nettle, zlib, bzip2, lz4, liblzma, zstd, libxml2: their -dev packages must be
  *       installed) but ACLs and xattrs. SQLite 3.15.2 as SQLCipher 3.4.1 forked it (its codec on)
- *       → 3.40.1: six years of SQLite releases under a fork's additions;
+ *       → 3.40.1: six years of SQLite releases under a fork's additions. Three more held-out
+ *       pairs from other Debian bookworm sources, built the same way (a driver and a
+ *       configuration header of ours, the same for both releases): PCRE2 10.40 as PHP 8.2.32
+ *       vendors it (ext/pcre/pcre2lib) → Debian's pcre2 10.42 (8-bit, with the JIT); libfuse
+ *       2.9.9 → 3.14.0 (Debian's fuse and fuse3: one library across a major release that
+ *       reworked its API); c-ares 1.18.1 (Debian's) → 1.28.1 as Node.js 18.20.4 vendors it
+ *       (deps/cares: ten releases that rebuilt it on a DNS record API, threads and an event loop);
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
  * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, SQLITE340_RENAMES, lzma54Name, zstd154Name,
- * nghttp2152Name, and CMake's zlib by zlib's names, unmangleCmZlib);
+ * nghttp2152Name, fuse314Name, cares128Name, and CMake's zlib by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
@@ -40,7 +46,8 @@
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
  *                                         "vendored" selects the seven library pairs, "zlib",
  *                                         "zstd", "liblzma", "expat", "nghttp2", "libarchive",
- *                                         "curl" one each, "SQLCipher" the fork)
+ *                                         "curl" one each, "SQLCipher" the fork, "pcre2",
+ *                                         "libfuse", "c-ares" the last three held-out pairs)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *   REMCP_BENCH_DUMP=DIR …               (also write each pair's features, symbols and found
  *                                         starts to DIR/NAME.json: bench/diff_offline.ts reruns
@@ -49,11 +56,12 @@
  * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
  *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases, zstd and curl a further score counts a match of an old function with
- * the new function its body moved to, where the new release split it into a thin wrapper (or a
- * macro) under the old name and a new function holding the code, or (curl) dropped the old
- * function and gave its body to a wrapper that called it (LUA5x_SPLITS, ZSTD154_SPLITS,
- * CURL788_SPLITS, each checked in both sources); the strict score, printed first, is the goal's.
+ * For the Lua releases, zstd, curl, libfuse and c-ares a further score counts a match of an old
+ * function with the new function its body moved to, where the new release split it into a thin
+ * wrapper (or a macro) under the old name and a new function holding the code, or dropped the old
+ * function and gave its body to a wrapper that called it (curl, libfuse) or to a function it
+ * called (libfuse) (LUA5x_SPLITS, ZSTD154_SPLITS, CURL788_SPLITS, FUSE314_SPLITS,
+ * CARES128_SPLITS, each checked in both sources); the strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
  * state folder: new workers, analyses and diffing features read from the databases' stores.
@@ -286,6 +294,62 @@ const nghttp2152Name = (n: string) =>
     n === "session_update_recv_stream_window_size"
     ? `nghttp2_${n}`
     : n;
+
+/**
+ * libfuse 3.14 built without versioned symbols (as here: they only mean something in the shared
+ * library) makes fuse_new, fuse_loop_mt and fuse_session_loop_mt macros over the functions the
+ * shared library exports under those names as their default versions (fuse_new_31 for
+ * fuse_new@@FUSE_3.1, fuse_loop_mt_312, fuse_session_loop_mt_312): 2.9.9's functions count by
+ * those names. 2.9.9's static fuse_ll_process_buf, the low-level session's request dispatcher,
+ * is 3.14's fuse_session_process_buf_int (the same body on the session in place of an opaque
+ * pointer), and helper.c's fuse_mount_common, behind fuse_mount, is fuse_session_mount (behind
+ * 3.14's fuse_mount: the same descriptor 0–2 guard, mount and unmount on failure).
+ */
+const FUSE314_RENAMES = new Map([
+  ["fuse_new", "fuse_new_31"],
+  ["fuse_loop_mt", "fuse_loop_mt_312"],
+  ["fuse_session_loop_mt", "fuse_session_loop_mt_312"],
+  ["fuse_ll_process_buf", "fuse_session_process_buf_int"],
+  ["fuse_mount_common", "fuse_session_mount"],
+]);
+const fuse314Name = (n: string) => FUSE314_RENAMES.get(n) ?? n;
+
+/**
+ * Where libfuse 3.14 moved a 2.9.9 body (see LUA54_SPLITS): 2.9.9's fuse_new is a wrapper
+ * around fuse_new_common(…, 0), whose body 3.14 has under fuse_new's name (fuse_new_31, above);
+ * fuse_parse_cmdline's body is 3.14's fuse_parse_cmdline_312, the old name an ABI wrapper
+ * (compat.c, through fuse_parse_cmdline_30); fuse_lib_readdir became a wrapper around
+ * fuse_readdir_common (shared with readdirplus); fuse_lowlevel_new_common's body (checks,
+ * allocation, option parsing, the pipe key) went into fuse_session_new, which it called.
+ */
+const FUSE314_SPLITS = new Map([
+  ["fuse_new_common", "fuse_new_31"],
+  ["fuse_parse_cmdline", "fuse_parse_cmdline_312"],
+  ["fuse_lib_readdir", "fuse_readdir_common"],
+  ["fuse_lowlevel_new_common", "fuse_session_new"],
+]);
+
+/**
+ * c-ares 1.28.1 renamed 1.18.1 internals to its ares__ prefix: ares_strsplit_free (the same
+ * body), ares_strsplit (the same role, now over ares__buf, without the make_set argument), and
+ * ares_process.c's socket_recv and socket_recvfrom, moved to ares__socket.c; init's set_search
+ * is ares_sysconfig_files.c's config_search (the same steps on the system configuration).
+ */
+const CARES128_RENAMES = new Map([
+  ["ares_strsplit_free", "ares__strsplit_free"],
+  ["ares_strsplit", "ares__strsplit"],
+  ["socket_recv", "ares__socket_recv"],
+  ["socket_recvfrom", "ares__socket_recvfrom"],
+  ["set_search", "config_search"],
+]);
+const cares128Name = (n: string) => CARES128_RENAMES.get(n) ?? n;
+
+/**
+ * Where c-ares 1.28.1 moved a 1.18.1 body (see LUA54_SPLITS): its ares_send parses the query
+ * into a DNS record and goes through ares_send_dnsrec to ares_send_dnsrec_int, which holds what
+ * 1.18.1's ares_send did (the checks, the query's allocation and id, queueing and sending).
+ */
+const CARES128_SPLITS = new Map([["ares_send", "ares_send_dnsrec_int"]]);
 
 /**
  * Where curl 7.88.1 moved a 7.86.0 body (see LUA54_SPLITS): 7.86's curl_strequal and
@@ -1083,11 +1147,15 @@ if (import.meta.main) {
         "version: c-ares 1.18.1 (Debian's c-ares) → 1.28.1 (vendored in Node.js 18.20.4) (gcc -O2)",
       a: library("cares", "cares1181", "c-ares", "c-ares-1.18.1", "."),
       b: caresInNode,
+      rename: cares128Name,
+      splits: CARES128_SPLITS,
     },
     {
       name: "version: libfuse 2.9.9 (Debian's fuse) → 3.14.0 (Debian's fuse3) (gcc -O2)",
       a: fuse("fuse299", "fuse", "fuse-2.9.9", 26, "2.9.9"),
       b: fuse("fuse3140", "fuse3", "fuse3-3.14.0", 312, "3.14.0"),
+      rename: fuse314Name,
+      splits: FUSE314_SPLITS,
     },
     {
       name:
