@@ -204,7 +204,8 @@ const sqliteSources = (dir: string) =>
  * every .c file of the library that the release's own build compiles by default, the same
  * selection rule for both releases. `dir` is zlib's top folder, zstd's lib/, liblzma's src/
  * (holding liblzma/ and common/), Expat's lib/, nghttp2's lib/, libarchive's libarchive/,
- * curl's top folder.
+ * curl's top folder, PCRE2's source folder (PHP's pcre2lib/, Debian's src/), libfuse's and
+ * c-ares' top folders.
  */
 const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
   zlib: (dir) => `-I${dir} ${DRIVERS}/zlib.c $(ls ${dir}/*.c | tr '\n' ' ')`,
