@@ -18,13 +18,19 @@
  *       bench/diff_pairs/ stands in, the same for both releases. libarchive links what Debian's
  *       build does (nettle, zlib, bzip2, lz4, liblzma, zstd, libxml2: their -dev packages must be
  *       installed) but ACLs and xattrs. SQLite 3.15.2 as SQLCipher 3.4.1 forked it (its codec on)
- *       → 3.40.1: six years of SQLite releases under a fork's additions;
+ *       → 3.40.1: six years of SQLite releases under a fork's additions. Three more held-out
+ *       pairs from other Debian bookworm sources, built the same way (a driver and a
+ *       configuration header of ours, the same for both releases): PCRE2 10.40 as PHP 8.2.32
+ *       vendors it (ext/pcre/pcre2lib) → Debian's pcre2 10.42 (8-bit, with the JIT); libfuse
+ *       2.9.9 → 3.14.0 (Debian's fuse and fuse3: one library across a major release that
+ *       reworked its API); c-ares 1.18.1 (Debian's) → 1.28.1 as Node.js 18.20.4 vendors it
+ *       (deps/cares: ten releases that rebuilt it on a DNS record API, threads and an event loop);
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
  * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, SQLITE340_RENAMES, lzma54Name, zstd154Name,
- * nghttp2152Name, and CMake's zlib by zlib's names, unmangleCmZlib);
+ * nghttp2152Name, fuse314Name, cares128Name, and CMake's zlib by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
@@ -40,7 +46,8 @@
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
  *                                         "vendored" selects the seven library pairs, "zlib",
  *                                         "zstd", "liblzma", "expat", "nghttp2", "libarchive",
- *                                         "curl" one each, "SQLCipher" the fork)
+ *                                         "curl" one each, "SQLCipher" the fork, "pcre2",
+ *                                         "libfuse", "c-ares" the last three held-out pairs)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *   REMCP_BENCH_DUMP=DIR …               (also write each pair's features, symbols and found
  *                                         starts to DIR/NAME.json: bench/diff_offline.ts reruns
@@ -49,11 +56,12 @@
  * Every build's exact compile command is kept beside it: $REMCP_BENCH_DIR/bin/NAME.cmd.
  *
  * Each pair is scored as diff_databases matches by default and again with `matching: "broad"`.
- * For the Lua releases, zstd and curl a further score counts a match of an old function with
- * the new function its body moved to, where the new release split it into a thin wrapper (or a
- * macro) under the old name and a new function holding the code, or (curl) dropped the old
- * function and gave its body to a wrapper that called it (LUA5x_SPLITS, ZSTD154_SPLITS,
- * CURL788_SPLITS, each checked in both sources); the strict score, printed first, is the goal's.
+ * For the Lua releases, zstd, curl, libfuse and c-ares a further score counts a match of an old
+ * function with the new function its body moved to, where the new release split it into a thin
+ * wrapper (or a macro) under the old name and a new function holding the code, or dropped the old
+ * function and gave its body to a wrapper that called it (curl, libfuse) or to a function it
+ * called (libfuse) (LUA5x_SPLITS, ZSTD154_SPLITS, CURL788_SPLITS, FUSE314_SPLITS,
+ * CARES128_SPLITS, each checked in both sources); the strict score, printed first, is the goal's.
  *
  * The speed pairs also time a second diff of the same two files by a second server on the same
  * state folder: new workers, analyses and diffing features read from the databases' stores.
@@ -215,7 +223,8 @@ const sqliteSources = (dir: string) =>
  * every .c file of the library that the release's own build compiles by default, the same
  * selection rule for both releases. `dir` is zlib's top folder, zstd's lib/, liblzma's src/
  * (holding liblzma/ and common/), Expat's lib/, nghttp2's lib/, libarchive's libarchive/,
- * curl's top folder.
+ * curl's top folder, PCRE2's source folder (PHP's pcre2lib/, Debian's src/), libfuse's and
+ * c-ares' top folders.
  */
 const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
   zlib: (dir) => `-I${dir} ${DRIVERS}/zlib.c $(ls ${dir}/*.c | tr '\n' ' ')`,
@@ -248,6 +257,27 @@ const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
     `-DHAVE_CONFIG_H -DBUILDING_LIBCURL -DCURL_STATICLIB -I${DRIVERS}/curl -I${dir}/include ` +
     `-I${dir}/lib ${DRIVERS}/curl.c ` +
     `$(ls ${dir}/lib/*.c ${dir}/lib/{vauth,vtls,vquic,vssh}/*.c | tr '\n' ' ')`,
+  // libpcre2-8's sources as its Makefile.am lists them (PHP's copy compiles the same list); our
+  // configuration is forced in, as PHP's config.h beside its copy includes PHP's own headers.
+  pcre2: (dir) =>
+    `-DPCRE2_CODE_UNIT_WIDTH=8 -DPCRE2_STATIC -include ${DRIVERS}/pcre2/config.h -I${dir} ` +
+    `${DRIVERS}/pcre2.c ` +
+    ["auto_possess", "chartables", "compile", "config", "context", "convert", "dfa_match"]
+      .concat(["error", "extuni", "find_bracket", "jit_compile", "maketables", "match"])
+      .concat(["match_data", "newline", "ord2utf", "pattern_info", "script_run", "serialize"])
+      .concat(["string_utils", "study", "substitute", "substring", "tables", "ucd", "valid_utf"])
+      .concat(["xclass"]).map((f) => `${dir}/pcre2_${f}.c`).join(" "),
+  // Every .c file of src/lib/ (each release's Makefile.inc lists them all).
+  cares: (dir) =>
+    `-DHAVE_CONFIG_H -DCARES_BUILDING_LIBRARY -DCARES_STATICLIB -I${DRIVERS}/cares ` +
+    `-I${dir}/include -I${dir}/src/lib ${DRIVERS}/cares.c $(ls ${dir}/src/lib/*.c | tr '\n' ' ')`,
+  // lib/ and lib/modules/ but the BSD mount code and fuse 2's separate libulockmgr; the API
+  // version (FUSE_USE_VERSION) and the version each release's build sets are added by fuse().
+  fuse: (dir) =>
+    `-D_REENTRANT -D_FILE_OFFSET_BITS=64 -DHAVE_CONFIG_H -DHAVE_LIBFUSE_PRIVATE_CONFIG_H ` +
+    `-I${DRIVERS}/fuse -I${dir}/include -I${dir}/lib ` +
+    `${DRIVERS}/fuse.c $(ls ${dir}/lib/*.c ${dir}/lib/modules/*.c | ` +
+    `grep -v -e mount_bsd -e ulockmgr | tr '\n' ' ')`,
 };
 
 /**
@@ -284,6 +314,62 @@ const nghttp2152Name = (n: string) =>
     n === "session_update_recv_stream_window_size"
     ? `nghttp2_${n}`
     : n;
+
+/**
+ * libfuse 3.14 built without versioned symbols (as here: they only mean something in the shared
+ * library) makes fuse_new, fuse_loop_mt and fuse_session_loop_mt macros over the functions the
+ * shared library exports under those names as their default versions (fuse_new_31 for
+ * fuse_new@@FUSE_3.1, fuse_loop_mt_312, fuse_session_loop_mt_312): 2.9.9's functions count by
+ * those names. 2.9.9's static fuse_ll_process_buf, the low-level session's request dispatcher,
+ * is 3.14's fuse_session_process_buf_int (the same body on the session in place of an opaque
+ * pointer), and helper.c's fuse_mount_common, behind fuse_mount, is fuse_session_mount (behind
+ * 3.14's fuse_mount: the same descriptor 0–2 guard, mount and unmount on failure).
+ */
+const FUSE314_RENAMES = new Map([
+  ["fuse_new", "fuse_new_31"],
+  ["fuse_loop_mt", "fuse_loop_mt_312"],
+  ["fuse_session_loop_mt", "fuse_session_loop_mt_312"],
+  ["fuse_ll_process_buf", "fuse_session_process_buf_int"],
+  ["fuse_mount_common", "fuse_session_mount"],
+]);
+const fuse314Name = (n: string) => FUSE314_RENAMES.get(n) ?? n;
+
+/**
+ * Where libfuse 3.14 moved a 2.9.9 body (see LUA54_SPLITS): 2.9.9's fuse_new is a wrapper
+ * around fuse_new_common(…, 0), whose body 3.14 has under fuse_new's name (fuse_new_31, above);
+ * fuse_parse_cmdline's body is 3.14's fuse_parse_cmdline_312, the old name an ABI wrapper
+ * (compat.c, through fuse_parse_cmdline_30); fuse_lib_readdir became a wrapper around
+ * fuse_readdir_common (shared with readdirplus); fuse_lowlevel_new_common's body (checks,
+ * allocation, option parsing, the pipe key) went into fuse_session_new, which it called.
+ */
+const FUSE314_SPLITS = new Map([
+  ["fuse_new_common", "fuse_new_31"],
+  ["fuse_parse_cmdline", "fuse_parse_cmdline_312"],
+  ["fuse_lib_readdir", "fuse_readdir_common"],
+  ["fuse_lowlevel_new_common", "fuse_session_new"],
+]);
+
+/**
+ * c-ares 1.28.1 renamed 1.18.1 internals to its ares__ prefix: ares_strsplit_free (the same
+ * body), ares_strsplit (the same role, now over ares__buf, without the make_set argument), and
+ * ares_process.c's socket_recv and socket_recvfrom, moved to ares__socket.c; init's set_search
+ * is ares_sysconfig_files.c's config_search (the same steps on the system configuration).
+ */
+const CARES128_RENAMES = new Map([
+  ["ares_strsplit_free", "ares__strsplit_free"],
+  ["ares_strsplit", "ares__strsplit"],
+  ["socket_recv", "ares__socket_recv"],
+  ["socket_recvfrom", "ares__socket_recvfrom"],
+  ["set_search", "config_search"],
+]);
+const cares128Name = (n: string) => CARES128_RENAMES.get(n) ?? n;
+
+/**
+ * Where c-ares 1.28.1 moved a 1.18.1 body (see LUA54_SPLITS): its ares_send parses the query
+ * into a DNS record and goes through ares_send_dnsrec to ares_send_dnsrec_int, which holds what
+ * 1.18.1's ares_send did (the checks, the query's allocation and id, queueing and sending).
+ */
+const CARES128_SPLITS = new Map([["ares_send", "ares_send_dnsrec_int"]]);
 
 /**
  * Where curl 7.88.1 moved a 7.86.0 body (see LUA54_SPLITS): 7.86's curl_strequal and
@@ -948,6 +1034,53 @@ if (import.meta.main) {
     return build("nghttp2152-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.nghttp2!(join(top, "lib")));
   };
   /**
+   * PCRE2 10.42 from Debian's tree: as its NON-AUTOTOOLS-BUILD says for a build without
+   * configure, pcre2.h is the shipped pcre2.h.generic and pcre2_chartables.c the shipped .dist
+   * (PHP's copy carries both made). Debian's newest pcre2 revision is pinned to the one the
+   * mirror here holds.
+   */
+  const pcre2Debian = async () => {
+    const top = await debSource("pcre2=10.42-1", "pcre2-10.42");
+    if (!top) return undefined;
+    const src = join(top, "src");
+    if (
+      !(await exists(join(src, "pcre2_chartables.c"))) &&
+      !(await sh(
+        "cp pcre2.h.generic pcre2.h && cp pcre2_chartables.c.dist pcre2_chartables.c",
+        src,
+      ))
+    ) return undefined;
+    return build("pcre2_1042-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.pcre2!(src));
+  };
+  /**
+   * c-ares 1.28.1 as Node.js 18.20.4 vendors it (deps/cares/ of Debian's nodejs source, whose
+   * patches leave it alone): only that folder is unpacked from the 29 MB orig tarball.
+   */
+  const caresInNode = async () => {
+    const dir = join(WORK, "node-v18.20.4/deps/cares");
+    if (
+      !(await exists(dir)) &&
+      !(await sh(
+        "apt-get source -qq --download-only nodejs=18.20.4+dfsg-1~deb12u2 2>&1 && " +
+          "tar xJf nodejs_18.20.4+dfsg.orig.tar.xz node-v18.20.4/deps/cares",
+      ))
+    ) return undefined;
+    return build("cares1281-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.cares!(dir));
+  };
+  /** libfuse from Debian's fuse or fuse3 tree, with the API version its own build uses. */
+  const fuse =
+    (tag: string, pkg: string, tree: string, api: number, version: string) => async () => {
+      const top = await debSource(pkg, tree);
+      return top
+        ? build(
+          `${tag}-gcc-O2`,
+          "gcc",
+          "-O2",
+          `${LIBRARY_SOURCES.fuse!(top)} -DFUSE_USE_VERSION=${api} -DFUSE_BENCH_VERSION=${version}`,
+        )
+        : undefined;
+    };
+  /**
    * SQLCipher 3.4.1's SQLite 3.15.2: its amalgamation only compiles with the codec on (it
    * inlines btreeInt.h inside the codec's section), so the fork's ~90 functions and OpenSSL's
    * libcrypto come along.
@@ -1017,6 +1150,32 @@ if (import.meta.main) {
       a: library("curl", "curl7860", ...cmake, "Utilities/cmcurl"),
       b: library("curl", "curl7881", "curl", "curl-7.88.1", "."),
       splits: CURL788_SPLITS,
+    },
+    {
+      name: "version: pcre2 10.40 (vendored in PHP 8.2.32) → 10.42 (Debian's pcre2) (gcc -O2)",
+      a: library(
+        "pcre2",
+        "pcre2_1040",
+        "php8.2=8.2.32-1~deb12u1",
+        "php8.2-8.2.32",
+        "ext/pcre/pcre2lib",
+      ),
+      b: pcre2Debian,
+    },
+    {
+      name:
+        "version: c-ares 1.18.1 (Debian's c-ares) → 1.28.1 (vendored in Node.js 18.20.4) (gcc -O2)",
+      a: library("cares", "cares1181", "c-ares", "c-ares-1.18.1", "."),
+      b: caresInNode,
+      rename: cares128Name,
+      splits: CARES128_SPLITS,
+    },
+    {
+      name: "version: libfuse 2.9.9 (Debian's fuse) → 3.14.0 (Debian's fuse3) (gcc -O2)",
+      a: fuse("fuse299", "fuse", "fuse-2.9.9", 26, "2.9.9"),
+      b: fuse("fuse3140", "fuse3", "fuse3-3.14.0", 312, "3.14.0"),
+      rename: fuse314Name,
+      splits: FUSE314_SPLITS,
     },
     {
       name:

@@ -1,0 +1,2 @@
+/* fuse 3's name for config.h (see there). */
+#include "config.h"
