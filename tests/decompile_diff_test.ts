@@ -67,9 +67,9 @@ const MIN_EQUIVALENT = 1;
 const LABEL_MIN: Record<string, number> = { "i386-gcc": 23 / 28 };
 
 /** Why the AArch64 tests skip. */
-const AARCH64_MISSING = "aarch64-linux-gnu-gcc or qemu-aarch64 is missing (apt-get install " +
-  "gcc-aarch64-linux-gnu qemu-user): the AArch64 pseudo-C is recompiled with the one and run " +
-  "under the other";
+const AARCH64_MISSING = "aarch64-linux-gnu-gcc, its C library or qemu-aarch64 is missing " +
+  "(apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user): the AArch64 " +
+  "pseudo-C is recompiled with the one and run under the other";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 

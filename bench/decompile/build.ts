@@ -54,13 +54,24 @@ export async function sh(
   }
 }
 
-/** True when the compiler of label `cc` runs (and, for a cross ISA, what runs its programs). */
+/**
+ * True when the compiler of label `cc` runs (and, for a cross ISA, what runs its programs) and
+ * its gcc links a program with the C and math libraries: a cross gcc installed without its C
+ * library (Debian's libc6-dev-arm64-cross is only recommended) cannot build the drivers.
+ */
 export async function haveCompiler(cc: string): Promise<boolean> {
   const t = toolchain(cc);
   for (const cmd of [t.cc[0]!, t.gcc[0]!, ...t.needs]) {
     if (!(await sh(cmd, ["--version"])).ok) return false;
   }
-  return true;
+  const dir = await Deno.makeTempDir({ prefix: "remcp-cc-" });
+  try {
+    await Deno.writeTextFile(`${dir}/t.c`, "int main(void) { return 0; }\n");
+    const [gcc, ...pre] = t.gcc;
+    return (await sh(gcc!, [...pre, "-o", `${dir}/t`, `${dir}/t.c`, "-lm"])).ok;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 /** Compiles the corpus files that define `sigs` with compiler `cc` (a label) at `opt`. */
