@@ -109,6 +109,42 @@ Deno.test("gapRound() pairs a place where one side only gained calls, when alike
   assert.equal(gapRound(t, { ...GAP_DEFAULTS, minLeaning: 1.01 }), 0);
 });
 
+Deno.test("gapRound() pairs unlike places that lean on the call graph in a gap that all does", () => {
+  // Two places, each grown a call in b (as in the test above) and rewritten beyond minLeaning:
+  // alone such a place is left; in a gap whose every place leans, each vouches for the other.
+  const make = (names: string[], n: number) => {
+    const a = side("ac", names);
+    const b = side("ad", names).map((f, k) =>
+      k >= 1 && k <= n ? { ...f, instructions: 90, blocks: 20, edges: 30, histogram: [9, 1] } : f
+    );
+    return { a, b };
+  };
+  const two = make(["first", "x", "y", "last", "helper", "extra"], 2);
+  for (const k of [1, 2]) {
+    calls(two.a[k]!, two.a[4]!);
+    calls(two.b[k]!, two.b[4]!, two.b[5]!);
+  }
+  const given: [number, number][] = [[0, 0], [3, 3], [4, 4], [5, 5]];
+  const s = state(two.a, two.b, given);
+  assert.equal(leansOn(s, 1, 1), true);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 2);
+  assert.deepEqual(made(s), [[1, 1], [2, 2]]);
+  // One such place alone: left.
+  const one = make(["first", "x", "last", "helper", "extra"], 1);
+  calls(one.a[1]!, one.a[3]!);
+  calls(one.b[1]!, one.b[3]!, one.b[4]!);
+  const t = state(one.a, one.b, [[0, 0], [2, 2], [3, 3], [4, 4]]);
+  assert.equal(gapRound(t, GAP_DEFAULTS), 0);
+  // Beside a place the call graph speaks against: left as well.
+  const mixed = make(["first", "x", "y", "last", "helper", "extra"], 2);
+  calls(mixed.a[1]!, mixed.a[4]!);
+  calls(mixed.b[1]!, mixed.b[4]!, mixed.b[5]!);
+  calls(mixed.a[2]!, mixed.a[4]!);
+  calls(mixed.b[2]!, mixed.b[5]!);
+  const u = state(mixed.a, mixed.b, given);
+  assert.equal(gapRound(u, GAP_DEFAULTS), 0);
+});
+
 Deno.test("leansOn() needs a shared matched neighbour and one side without contradiction", () => {
   const a = side("s", ["x", "h1", "h2"]);
   const b = side("t", ["x", "h1", "h2"]);
