@@ -9,7 +9,8 @@
  * the call graph leans its way and the bodies are somewhat alike (a shared matched neighbour, and
  * one side only gained or lost calls; in a gap whose every place is so backed, however little
  * alike) — never for a function called on one side only, nor for code with an unmatched twin
- * outside the gap (the place would pick one of several copies).
+ * outside the gap (the place would pick one of several copies) unless every copy on both sides
+ * sits at a place whose other side is a copy ({@link twinsByPlace}).
  *
  * "In order" is the longest run of matched pairs increasing on both sides ({@link inOrder}): one
  * function moved far ahead must not hide every gap up to its new place.
@@ -42,7 +43,9 @@ export interface GapOptions {
  * of them agrees or leans: zstd 1.5.0 → 1.5.4 gained 12 right pairs (its `ZSTD_compressBlock_*`
  * entry points, rewritten from 1.5.0's fully inlined bodies into calls of new search functions)
  * and nothing changed on the other pairs; leaning places at any similarity, without the whole
- * gap's backing, made 3 wrong pairs on the Lua pairs.
+ * gap's backing, made 3 wrong pairs on the Lua pairs. Twins placed copy with copy across gaps
+ * ({@link twinsByPlace}) added 3 right pairs on curl (its IMAP, POP3 and SMTP `…cancel_auth`
+ * callbacks) and 2 on zstd, and no wrong one.
  */
 export const GAP_DEFAULTS: GapOptions = {
   round: "gaps",
@@ -120,19 +123,28 @@ export function gapRound(s: MatchState, opts: GapOptions): number {
   };
   const codesA = freeCode(s.a, s.partnerA);
   const codesB = freeCode(s.b, s.partnerB);
+  // A pair out of order inside a gap: its places do not correspond one to one.
+  const usable = gaps.filter(({ fromA, fromB, length }) =>
+    orderA.slice(fromA, fromA + length).every((i) => s.partnerA[i] === -1) &&
+    orderB.slice(fromB, fromB + length).every((j) => s.partnerB[j] === -1)
+  );
+  const placed = twinsByPlace(
+    s,
+    usable.flatMap(({ fromA, fromB, length }) =>
+      orderA.slice(fromA, fromA + length).map((i, k) => [i, orderB[fromB + k]!] as [number, number])
+    ),
+  );
   const pairs: [number, number][] = [];
-  for (const { fromA, fromB, length } of gaps) {
+  for (const { fromA, fromB, length } of usable) {
     const is = orderA.slice(fromA, fromA + length);
     const js = orderB.slice(fromB, fromB + length);
-    // A pair out of order inside the gap: its places do not correspond one to one.
-    if (is.some((i) => s.partnerA[i] !== -1) || js.some((j) => s.partnerB[j] !== -1)) continue;
     const twinsOutside = (fs: readonly FunctionFeatures[], ks: number[], k: number, n: number) =>
       ks.filter((x) => codeKey(fs[x]!) === codeKey(fs[k]!)).length < n;
     const verdicts = is.map((i, k) => {
       const j = js[k]!;
       if (
-        twinsOutside(s.a, is, i, codesA.get(codeKey(s.a[i]!))!) ||
-        twinsOutside(s.b, js, j, codesB.get(codeKey(s.b[j]!))!) ||
+        ((twinsOutside(s.a, is, i, codesA.get(codeKey(s.a[i]!))!) ||
+          twinsOutside(s.b, js, j, codesB.get(codeKey(s.b[j]!))!)) && !placed.has(i)) ||
         // Called on one side only: a callback in place of a helper (or the other way round).
         (s.graphA.callers[i]!.length > 0) !== (s.graphB.callers[j]!.length > 0)
       ) return "against";
@@ -157,6 +169,40 @@ export function gapRound(s: MatchState, opts: GapOptions): number {
     if (s.partnerA[i] === j) made++;
   }
   return made;
+}
+
+/**
+ * The places (`a[i]`, `b[j]`) of `places` whose twins are all placed the same way: every unmatched
+ * function of `a[i]`'s code sits at a place whose other side has `b[j]`'s code, and the two codes
+ * have as many unmatched functions each. Then the places pair copy with copy, one for one, and
+ * leave no copy to guess (zstd's look-alike template instances, each in its own gap).
+ */
+export function twinsByPlace(s: MatchState, places: readonly [number, number][]): Set<number> {
+  const freeByCode = (fs: readonly FunctionFeatures[], partner: Int32Array) => {
+    const out = new Map<string, number[]>();
+    fs.forEach((f, k) => {
+      if (partner[k] !== -1) return;
+      const list = out.get(codeKey(f));
+      if (list) list.push(k);
+      else out.set(codeKey(f), [k]);
+    });
+    return out;
+  };
+  const byCodeA = freeByCode(s.a, s.partnerA);
+  const byCodeB = freeByCode(s.b, s.partnerB);
+  const placeOf = new Map(places);
+  const out = new Set<number>();
+  for (const [i, j] of places) {
+    const twinsA = byCodeA.get(codeKey(s.a[i]!))!;
+    const codeB = codeKey(s.b[j]!);
+    if (twinsA.length !== byCodeB.get(codeB)!.length) continue;
+    const all = twinsA.every((x) => {
+      const y = placeOf.get(x);
+      return y !== undefined && codeKey(s.b[y]!) === codeB;
+    });
+    if (all) out.add(i);
+  }
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { calls, fn } from "./_test_features.ts";
-import { GAP_DEFAULTS, gapRound, inOrder, leansOn, neighboursAgree } from "./gaps.ts";
+import { GAP_DEFAULTS, gapRound, inOrder, leansOn, neighboursAgree, twinsByPlace } from "./gaps.ts";
 import { MatchState } from "./match_state.ts";
 import type { FunctionFeatures } from "./features.ts";
 
@@ -173,6 +173,26 @@ Deno.test("gapRound() leaves a place whose code has an unmatched twin outside th
   c[1]!.bytes_hash = c[2]!.bytes_hash = "twin";
   const t = state(c, d, [[0, 0], [3, 3]]);
   assert.equal(gapRound(t, GAP_DEFAULTS), 2);
+});
+
+Deno.test("gapRound() pairs twins that each sit at a place, copy with copy", () => {
+  // Two copies of one code on each side, each in its own gap of one: the places leave no copy
+  // to guess. A third copy in a, at no place, leaves every copy a guess again.
+  const make = (third: boolean) => {
+    const names = ["first", "t1", "mid", "t2", "last", ...(third ? ["t3"] : [])];
+    const a = side("ae", names);
+    const b = side("af", ["first", "t1", "mid", "t2", "last"]);
+    for (const k of [1, 3, 5]) if (a[k]) a[k]!.bytes_hash = "twinA";
+    for (const k of [1, 3]) b[k]!.bytes_hash = "twinB";
+    return state(a, b, [[0, 0], [2, 2], [4, 4]]);
+  };
+  const s = make(false);
+  assert.deepEqual([...twinsByPlace(s, [[1, 1], [3, 3]])], [1, 3]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 2);
+  assert.deepEqual(made(s), [[1, 1], [3, 3]]);
+  const t = make(true);
+  assert.deepEqual([...twinsByPlace(t, [[1, 1], [3, 3]])], []);
+  assert.equal(gapRound(t, GAP_DEFAULTS), 0);
 });
 
 Deno.test("gapRound() leaves a place called on one side only", () => {
