@@ -10,7 +10,7 @@
  * one side only gained or lost calls; in a gap whose every place is so backed, however little
  * alike) — never for a function called on one side only, nor for code with an unmatched twin
  * outside the gap (the place would pick one of several copies) unless every copy on both sides
- * sits at a place whose other side is a copy ({@link twinsByPlace}).
+ * sits at a place of its own ({@link twinsByPlace}).
  *
  * "In order" is the longest run of matched pairs increasing on both sides ({@link inOrder}): one
  * function moved far ahead must not hide every gap up to its new place.
@@ -43,9 +43,9 @@ export interface GapOptions {
  * of them agrees or leans: zstd 1.5.0 → 1.5.4 gained 12 right pairs (its `ZSTD_compressBlock_*`
  * entry points, rewritten from 1.5.0's fully inlined bodies into calls of new search functions)
  * and nothing changed on the other pairs; leaning places at any similarity, without the whole
- * gap's backing, made 3 wrong pairs on the Lua pairs. Twins placed copy with copy across gaps
- * ({@link twinsByPlace}) added 3 right pairs on curl (its IMAP, POP3 and SMTP `…cancel_auth`
- * callbacks) and 2 on zstd, and no wrong one.
+ * gap's backing, made 3 wrong pairs on the Lua pairs. Twins each at a place of its own, in
+ * different gaps ({@link twinsByPlace}), added 3 right pairs on curl (its IMAP, POP3 and SMTP
+ * `…cancel_auth` callbacks) and 5 on zstd, and no wrong one.
  */
 export const GAP_DEFAULTS: GapOptions = {
   round: "gaps",
@@ -172,10 +172,10 @@ export function gapRound(s: MatchState, opts: GapOptions): number {
 }
 
 /**
- * The places (`a[i]`, `b[j]`) of `places` whose twins are all placed the same way: every unmatched
- * function of `a[i]`'s code sits at a place whose other side has `b[j]`'s code, and the two codes
- * have as many unmatched functions each. Then the places pair copy with copy, one for one, and
- * leave no copy to guess (zstd's look-alike template instances, each in its own gap).
+ * The places (`a[i]`, `b[j]`) of `places` whose twins are all placed: every unmatched function of
+ * `a[i]`'s code and every one of `b[j]`'s code sits at a place. Then each copy has a place of its
+ * own and none is left to guess (zstd's look-alike template instances, each in its own gap, whose
+ * copies are not copies of the same code in the other release).
  */
 export function twinsByPlace(s: MatchState, places: readonly [number, number][]): Set<number> {
   const freeByCode = (fs: readonly FunctionFeatures[], partner: Int32Array) => {
@@ -190,17 +190,14 @@ export function twinsByPlace(s: MatchState, places: readonly [number, number][])
   };
   const byCodeA = freeByCode(s.a, s.partnerA);
   const byCodeB = freeByCode(s.b, s.partnerB);
-  const placeOf = new Map(places);
+  const placedA = new Set(places.map(([i]) => i));
+  const placedB = new Set(places.map(([, j]) => j));
   const out = new Set<number>();
   for (const [i, j] of places) {
-    const twinsA = byCodeA.get(codeKey(s.a[i]!))!;
-    const codeB = codeKey(s.b[j]!);
-    if (twinsA.length !== byCodeB.get(codeB)!.length) continue;
-    const all = twinsA.every((x) => {
-      const y = placeOf.get(x);
-      return y !== undefined && codeKey(s.b[y]!) === codeB;
-    });
-    if (all) out.add(i);
+    if (
+      byCodeA.get(codeKey(s.a[i]!))!.every((x) => placedA.has(x)) &&
+      byCodeB.get(codeKey(s.b[j]!))!.every((y) => placedB.has(y))
+    ) out.add(i);
   }
   return out;
 }

@@ -175,17 +175,20 @@ Deno.test("gapRound() leaves a place whose code has an unmatched twin outside th
   assert.equal(gapRound(t, GAP_DEFAULTS), 2);
 });
 
-Deno.test("gapRound() pairs twins that each sit at a place, copy with copy", () => {
+Deno.test("gapRound() pairs twins that each sit at a place of their own", () => {
   // Two copies of one code on each side, each in its own gap of one: the places leave no copy
-  // to guess. A third copy in a, at no place, leaves every copy a guess again.
-  const make = (third: boolean) => {
+  // to guess, whether or not b's two are copies of each other. A third copy in a, at no place,
+  // leaves every copy a guess again.
+  const make = (third: boolean, twinsInB = true) => {
     const names = ["first", "t1", "mid", "t2", "last", ...(third ? ["t3"] : [])];
     const a = side("ae", names);
     const b = side("af", ["first", "t1", "mid", "t2", "last"]);
     for (const k of [1, 3, 5]) if (a[k]) a[k]!.bytes_hash = "twinA";
-    for (const k of [1, 3]) b[k]!.bytes_hash = "twinB";
+    if (twinsInB) { for (const k of [1, 3]) b[k]!.bytes_hash = "twinB"; }
     return state(a, b, [[0, 0], [2, 2], [4, 4]]);
   };
+  const u = make(false, false);
+  assert.equal(gapRound(u, GAP_DEFAULTS), 2);
   const s = make(false);
   assert.deepEqual([...twinsByPlace(s, [[1, 1], [3, 3]])], [1, 3]);
   assert.equal(gapRound(s, GAP_DEFAULTS), 2);
