@@ -489,8 +489,11 @@ export function* matchSteps(
     for (;;) {
       const n = s.matches.length;
       lastAnchorRound(s, LAST_ANCHOR_DEFAULTS);
-      gapRound(s, GAP_DEFAULTS);
       report(LAST_ANCHOR_DEFAULTS.round, n);
+      yield;
+      const m = s.matches.length;
+      gapRound(s, GAP_DEFAULTS);
+      report(GAP_DEFAULTS.round, m);
       yield;
       if (s.matches.length === n) break;
     }
