@@ -136,7 +136,13 @@ export function degreeLikeness(s: MatchState, i: number, j: number): number {
  * caller/callee counts tell neighbours apart, and a candidate that keeps the address order
  * between matched neighbours (`between`) gets a bonus.
  */
-function anchorScore(s: MatchState, i: number, j: number, dice: number, between: boolean): number {
+export function anchorScore(
+  s: MatchState,
+  i: number,
+  j: number,
+  dice: number,
+  between: boolean,
+): number {
   return 0.45 * dice + 0.35 * similarity(s.a[i]!, s.b[j]!) + 0.2 * degreeLikeness(s, i, j) +
     (between ? 0.2 : 0);
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { calls, fn } from "./_test_features.ts";
-import { GAP_DEFAULTS, gapRound, inOrder, leansOn, neighboursAgree } from "./gaps.ts";
+import { GAP_DEFAULTS, gapRound, inOrder, leansOn, neighboursAgree, twinsByPlace } from "./gaps.ts";
 import { MatchState } from "./match_state.ts";
 import type { FunctionFeatures } from "./features.ts";
 
@@ -109,6 +109,42 @@ Deno.test("gapRound() pairs a place where one side only gained calls, when alike
   assert.equal(gapRound(t, { ...GAP_DEFAULTS, minLeaning: 1.01 }), 0);
 });
 
+Deno.test("gapRound() pairs unlike places that lean on the call graph in a gap that all does", () => {
+  // Two places, each grown a call in b (as in the test above) and rewritten beyond minLeaning:
+  // alone such a place is left; in a gap whose every place leans, each vouches for the other.
+  const make = (names: string[], n: number) => {
+    const a = side("ac", names);
+    const b = side("ad", names).map((f, k) =>
+      k >= 1 && k <= n ? { ...f, instructions: 90, blocks: 20, edges: 30, histogram: [9, 1] } : f
+    );
+    return { a, b };
+  };
+  const two = make(["first", "x", "y", "last", "helper", "extra"], 2);
+  for (const k of [1, 2]) {
+    calls(two.a[k]!, two.a[4]!);
+    calls(two.b[k]!, two.b[4]!, two.b[5]!);
+  }
+  const given: [number, number][] = [[0, 0], [3, 3], [4, 4], [5, 5]];
+  const s = state(two.a, two.b, given);
+  assert.equal(leansOn(s, 1, 1), true);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 2);
+  assert.deepEqual(made(s), [[1, 1], [2, 2]]);
+  // One such place alone: left.
+  const one = make(["first", "x", "last", "helper", "extra"], 1);
+  calls(one.a[1]!, one.a[3]!);
+  calls(one.b[1]!, one.b[3]!, one.b[4]!);
+  const t = state(one.a, one.b, [[0, 0], [2, 2], [3, 3], [4, 4]]);
+  assert.equal(gapRound(t, GAP_DEFAULTS), 0);
+  // Beside a place the call graph speaks against: left as well.
+  const mixed = make(["first", "x", "y", "last", "helper", "extra"], 2);
+  calls(mixed.a[1]!, mixed.a[4]!);
+  calls(mixed.b[1]!, mixed.b[4]!, mixed.b[5]!);
+  calls(mixed.a[2]!, mixed.a[4]!);
+  calls(mixed.b[2]!, mixed.b[5]!);
+  const u = state(mixed.a, mixed.b, given);
+  assert.equal(gapRound(u, GAP_DEFAULTS), 0);
+});
+
 Deno.test("leansOn() needs a shared matched neighbour and one side without contradiction", () => {
   const a = side("s", ["x", "h1", "h2"]);
   const b = side("t", ["x", "h1", "h2"]);
@@ -137,6 +173,29 @@ Deno.test("gapRound() leaves a place whose code has an unmatched twin outside th
   c[1]!.bytes_hash = c[2]!.bytes_hash = "twin";
   const t = state(c, d, [[0, 0], [3, 3]]);
   assert.equal(gapRound(t, GAP_DEFAULTS), 2);
+});
+
+Deno.test("gapRound() pairs twins that each sit at a place of their own", () => {
+  // Two copies of one code on each side, each in its own gap of one: the places leave no copy
+  // to guess, whether or not b's two are copies of each other. A third copy in a, at no place,
+  // leaves every copy a guess again.
+  const make = (third: boolean, twinsInB = true) => {
+    const names = ["first", "t1", "mid", "t2", "last", ...(third ? ["t3"] : [])];
+    const a = side("ae", names);
+    const b = side("af", ["first", "t1", "mid", "t2", "last"]);
+    for (const k of [1, 3, 5]) if (a[k]) a[k]!.bytes_hash = "twinA";
+    if (twinsInB) { for (const k of [1, 3]) b[k]!.bytes_hash = "twinB"; }
+    return state(a, b, [[0, 0], [2, 2], [4, 4]]);
+  };
+  const u = make(false, false);
+  assert.equal(gapRound(u, GAP_DEFAULTS), 2);
+  const s = make(false);
+  assert.deepEqual([...twinsByPlace(s, [[1, 1], [3, 3]])], [1, 3]);
+  assert.equal(gapRound(s, GAP_DEFAULTS), 2);
+  assert.deepEqual(made(s), [[1, 1], [3, 3]]);
+  const t = make(true);
+  assert.deepEqual([...twinsByPlace(t, [[1, 1], [3, 3]])], []);
+  assert.equal(gapRound(t, GAP_DEFAULTS), 0);
 });
 
 Deno.test("gapRound() leaves a place called on one side only", () => {

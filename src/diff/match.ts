@@ -30,6 +30,7 @@ import { MIN_CERTAIN_INSTRUCTIONS, SMALL_BYTES_DEFAULTS, smallBytesRound } from 
 import { callSiteCheck } from "./call_sites.ts";
 import { SWAP_DEFAULTS, swapCheck } from "./swaps.ts";
 import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
+import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -483,6 +484,19 @@ export function* matchSteps(
     gapRound(s, GAP_DEFAULTS);
     report(GAP_DEFAULTS.round, before);
     yield;
+    // Then position once more, for what the check's last pass freed and what the gaps' pairs
+    // placed, and the gaps that frees, to a fixpoint.
+    for (;;) {
+      const n = s.matches.length;
+      lastAnchorRound(s, LAST_ANCHOR_DEFAULTS);
+      report(LAST_ANCHOR_DEFAULTS.round, n);
+      yield;
+      const m = s.matches.length;
+      gapRound(s, GAP_DEFAULTS);
+      report(GAP_DEFAULTS.round, m);
+      yield;
+      if (s.matches.length === n) break;
+    }
   }
 
   return {
