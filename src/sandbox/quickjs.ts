@@ -38,7 +38,7 @@ interface Instance {
  *
  * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context, the
  * prelude), which a run would wait for: so the engine keeps one spare instance, made at load and
- * again right after each run, while nobody waits. A spare has never run a script; a run whose
+ * again after each run, once its answer is out, while nobody waits. A spare has never run a script; a run whose
  * memory or log limit differs makes its own. The spare made at load has no prelude yet: the first
  * run installs it, because compiling it then also compiles the engine's parser (V8 compiles the
  * WebAssembly's functions when first called), which an idle process that never runs a script
