@@ -295,7 +295,11 @@ Deno.test(
           `invoke("list_functions", {}).then(() => { for (;;) {} }); await invoke("list_functions", {});
                for (;;) {}`,
       }, ctx);
-      assert.equal(JSON.parse(killed.content[0]!.text).error_type, "SandboxTimeout");
+      assert.equal(
+        JSON.parse(killed.content[0]!.text).error_type,
+        "SandboxTimeout",
+        killed.content[0]!.text,
+      );
       const comments = await sup.callTool("list_comments", { database }, ctx);
       assert.notEqual(comments.isError, true, comments.content[0]?.text);
       assert.match(comments.content[0]!.text, /lane \d+/);

@@ -109,11 +109,17 @@ class GuestRun {
   }
 
   async execute(): Promise<EngineOutcome> {
+    // One listener for the run, not one per wait: a run waits once per invoke.
+    const signal = this.#run.signal;
+    const onAbort = () => this.#wake?.();
+    signal?.addEventListener("abort", onAbort, { once: true });
     let ending: Ending;
     try {
       ending = await this.#main();
     } catch (err) {
       ending = { ok: false, failure: this.#engineFailure(err) };
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
     }
     this.#finished = true;
     const abandon = !ending.ok && ending.failure.limit;
@@ -352,7 +358,9 @@ class GuestRun {
     nameH: QuickJSHandle | undefined,
     argsH: QuickJSHandle | undefined,
   ): QuickJSHandle | { error: QuickJSHandle } {
-    if (!nameH || !argsH || ctx.typeof(nameH) !== "string" || ctx.typeof(argsH) !== "string") {
+    // The prelude passes two strings, and only it can call this (its `hostInvoke` is no global):
+    // asking the engine each value's type cost two calls into it per invoke.
+    if (!nameH || !argsH) {
       return { error: ctx.newError("invoke(name, args) needs a tool name and an object") };
     }
     const max = this.#run.limits.maxInvokes;
@@ -382,15 +390,13 @@ class GuestRun {
     return ctx.newNumber(callId);
   }
 
+  /** Settles on the next completion, or on cancellation (see {@link GuestRun.execute}). */
   #waitForCompletion(): Promise<void> {
     return new Promise((resolve) => {
-      const done = () => {
+      this.#wake = () => {
         this.#wake = undefined;
-        this.#run.signal?.removeEventListener("abort", done);
         resolve();
       };
-      this.#wake = done;
-      this.#run.signal?.addEventListener("abort", done, { once: true });
     });
   }
 

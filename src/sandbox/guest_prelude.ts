@@ -7,8 +7,8 @@
  * Called as `prelude(hostLog, hostInvoke, maxLogChars)`:
  * - `hostLog(level, text)` receives one console call, already formatted and cut to
  *   `maxLogChars`;
- * - `hostInvoke(name, argsJson)` returns the call's id, or throws; the host later settles the
- *   call with `settle` or `fail`.
+ * - `hostInvoke(name, argsJson)`, called with two strings only, returns the call's id, or throws;
+ *   the host later settles the call with `settle` or `fail`.
  *
  * Returns `{ resultJson, describe, makeError, settle, fail }`:
  * - `resultJson(value)`: the JSON text of a result (`undefined` is `null`); throws when the value
@@ -113,6 +113,10 @@ export const GUEST_PRELUDE = String.raw`
       json = stringify(args, jsonOnly);
     } catch (e) {
       return reject(new TypeErrorCtor("invoke(\"" + name + "\", args): args are not JSON: " + (e && e.message)));
+    }
+    // A toJSON that returns undefined leaves no text: the host takes strings only, unchecked.
+    if (typeof json !== "string") {
+      return reject(new TypeErrorCtor("invoke(\"" + name + "\", args): args serialize to nothing"));
     }
     let id;
     try {

@@ -38,7 +38,7 @@ interface Instance {
  *
  * Instantiating takes 2–8 ms (the emscripten module's start, the runtime, the context, the
  * prelude), which a run would wait for: so the engine keeps one spare instance, made at load and
- * again right after each run, while nobody waits. A spare has never run a script; a run whose
+ * again after each run, once its answer is out, while nobody waits. A spare has never run a script; a run whose
  * memory or log limit differs makes its own. The spare made at load has no prelude yet: the first
  * run installs it, because compiling it then also compiles the engine's parser (V8 compiles the
  * WebAssembly's functions when first called), which an idle process that never runs a script
@@ -46,34 +46,41 @@ interface Instance {
  */
 export class SandboxEngine {
   readonly #module: WebAssembly.Module;
+  readonly #onInstance: (() => void) | undefined;
   #spare: Promise<Instance> | undefined;
 
-  private constructor(module: WebAssembly.Module) {
+  private constructor(module: WebAssembly.Module, options: EngineOptions) {
     this.#module = module;
+    this.#onInstance = options.onInstance;
   }
 
   /**
    * Compiles the WebAssembly and makes the first spare instance, so that every module the engine
    * loads lazily is loaded before the caller drops its permissions.
    */
-  static async load(): Promise<SandboxEngine> {
-    const engine = new SandboxEngine(new WebAssembly.Module(wasmBytes));
+  static async load(options: EngineOptions = {}): Promise<SandboxEngine> {
+    const engine = new SandboxEngine(new WebAssembly.Module(wasmBytes), options);
     engine.#spare = Promise.resolve(await engine.#instantiate(DEFAULT_LIMITS, false));
     return engine;
   }
 
-  /** Runs one script in a fresh instance. Never rejects: every failure is an outcome. */
+  /**
+   * Runs one script in a fresh instance. Never rejects: every failure is an outcome. The next
+   * spare instance is made in a later task, after the caller's handling of the outcome.
+   */
   async run(run: EngineRun, host: EngineHost): Promise<EngineOutcome> {
     const { runtime, context, memory, prelude } = await this.#fresh(run.limits);
     try {
       return await runGuest({ runtime, context, memory, prelude, run, host });
     } finally {
-      // A microtask: its synchronous part is small, and the instantiation itself comes as later
-      // tasks, after the run's answer was written.
-      queueMicrotask(() => {
+      // A task, not a microtask: making an instance is a chain of promise continuations (~5 ms
+      // of CPU), which a microtask would run before the event loop wrote the run's answer, so
+      // the answer waited for the spare (measured: 3-40 ms between the script's end and the
+      // parent reading `done` at load ~9, 1-3 ms after; docs/ARCHITECTURE.md section 7).
+      setTimeout(() => {
         this.#spare ??= this.#instantiate(run.limits);
         this.#spare.catch(() => {});
-      });
+      }, 0);
     }
   }
 
@@ -100,6 +107,7 @@ export class SandboxEngine {
     { memoryBytes, maxLogBytes }: InstanceLimits,
     withPrelude = true,
   ): Promise<Instance> {
+    this.#onInstance?.();
     const memory = new WebAssembly.Memory({
       initial: 256,
       maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
@@ -115,6 +123,12 @@ export class SandboxEngine {
     const prelude = withPrelude ? installPrelude(context, maxLogBytes) : undefined;
     return { runtime, context, memory, prelude, memoryBytes, maxLogBytes };
   }
+}
+
+/** Options of {@link SandboxEngine.load}. */
+export interface EngineOptions {
+  /** Called as the engine starts making an instance (a spare, or one a run waits for). */
+  onInstance?: () => void;
 }
 
 /** The limits an instance is made for. */

@@ -118,6 +118,15 @@ Deno.test("invoke() refuses args that are not a JSON object, inside the script",
   assert.equal(h.calls.length, 0);
 });
 
+Deno.test("invoke() refuses args whose toJSON leaves no text, inside the script", async () => {
+  const h = await run(
+    "try { await invoke('x', { toJSON() { return undefined; } }); 'ok' }\n" +
+      "catch (e) { [e.name, e.message] }",
+  );
+  assert.deepEqual(result(h), ["TypeError", 'invoke("x", args): args serialize to nothing']);
+  assert.equal(h.calls.length, 0);
+});
+
 Deno.test("Promise.all over invokes has every call in flight before any resolves", async () => {
   let inFlight = 0;
   let peak = 0;
