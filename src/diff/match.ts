@@ -30,6 +30,7 @@ import { MIN_CERTAIN_INSTRUCTIONS, SMALL_BYTES_DEFAULTS, smallBytesRound } from 
 import { callSiteCheck } from "./call_sites.ts";
 import { SWAP_DEFAULTS, swapCheck } from "./swaps.ts";
 import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
+import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -447,10 +448,15 @@ export function* matchSteps(
     const sites = pass === 0 ? callSiteCheck(s, "call_sites") : [];
     // Pairs of look-alikes made the wrong way round across each other, once.
     const swapped = pass === 0 ? swapCheck(s, SWAP_DEFAULTS) : [];
+    // Pairs of address order that many matched neighbours contradict (the check below trusts
+    // address order).
+    const unordered = orderContradicted(s, ORDER_CONTRADICTED_DEFAULTS);
+    s.withdraw(new Set(unordered));
     const taken = [
       ...outscored,
       ...sites,
       ...swapped,
+      ...unordered,
       ...withdrawContradicted(s, CONSISTENCY_DEFAULTS),
     ];
     // What rested on a withdrawn pair goes with it, free to be made again on other evidence
