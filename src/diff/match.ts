@@ -31,6 +31,7 @@ import { callSiteCheck } from "./call_sites.ts";
 import { SWAP_DEFAULTS, swapCheck } from "./swaps.ts";
 import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
+import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -427,6 +428,10 @@ export function* matchSteps(
     const before = s.matches.length;
     wrapperRound(s, WRAPPER_DEFAULTS);
     report(WRAPPER_DEFAULTS.round, before);
+    yield;
+    const n = s.matches.length;
+    outlinedRound(s, OUTLINED_DEFAULTS);
+    report(OUTLINED_DEFAULTS.round, n);
     yield;
   }
 
