@@ -64,3 +64,15 @@ Deno.test("outlinedRound() never moves a pair of equal code", () => {
   const s = state(program("bytes"));
   assert.equal(outlinedRound(s, OUTLINED_DEFAULTS), 0);
 });
+
+Deno.test("outlinedRound() moves a pair from a helper the old side outlined to its caller", () => {
+  // The mirror of program(): a calls the helper, b holds it inlined.
+  const { a, b } = program();
+  const s = new MatchState(b, a);
+  s.pair(0, 0, "name");
+  s.pair(3, 2, "name");
+  s.pair(2, 1, "anchors");
+  assert.equal(outlinedRound(s, OUTLINED_DEFAULTS), 1);
+  assert.equal(s.partnerB[1], 1);
+  assert.equal(s.partnerA[2], -1);
+});
