@@ -30,7 +30,8 @@
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
  * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, SQLITE340_RENAMES, lzma54Name, zstd154Name,
- * nghttp2152Name, fuse314Name, cares128Name, and CMake's zlib by zlib's names, unmangleCmZlib);
+ * nghttp2152Name, fuse314Name, cares128Name, CURL788_RENAMES, and CMake's zlib by zlib's names,
+ * unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
@@ -153,19 +154,37 @@ async function sources(): Promise<Record<string, string>> {
 /** The drivers and configuration headers of the library pairs (ours, beside this file). */
 const DRIVERS = fileURLToPath(new URL("./diff_pairs", import.meta.url));
 
+/**
+ * The Debian versions the numbers in docs/MEASUREMENTS.md were taken on, asked for when the
+ * newest `apt-get source` offers cannot be fetched (a security update whose files the mirror
+ * lacks answered 404 for zlib, libzstd and expat).
+ */
+const DEB_VERSIONS: Record<string, string> = {
+  zlib: "1:1.2.13.dfsg-1",
+  libzstd: "1.5.4+dfsg2-5",
+  expat: "2.5.0-1+deb12u2",
+  curl: "7.88.1-10+deb12u15",
+  libarchive: "3.6.2-1+deb12u4",
+  nghttp2: "1.52.0-1+deb12u3",
+  "xz-utils": "5.4.1-1+deb12u1",
+  sqlcipher: "3.4.1-2",
+};
+
 const unpacked = new Map<string, Promise<string | undefined>>();
 /**
  * `apt-get source PKG` into the work folder once (unpacked, Debian's patches applied) unless
- * `dir` is already there; resolves to `dir`'s path, or undefined when it could not be had.
+ * `dir` is already there, else the version of {@link DEB_VERSIONS} or any other; resolves to `dir`'s path, or
+ * undefined when it could not be had.
  */
 function debSource(pkg: string, dir: string): Promise<string | undefined> {
   let p = unpacked.get(pkg);
   if (!p) {
     p = (async () => {
       if (!(await exists(join(WORK, dir)))) await sh(`apt-get source -qq ${pkg} 2>&1`);
-      // A mirror may list a security update whose files it does not hold: every other version
-      // of the package apt knows, newest first, until one unpacks.
-      for (const v of await sourceVersions(pkg)) {
+      // A mirror may list a security update whose files it does not hold: the version the
+      // recorded numbers were taken on, then every other version apt knows, newest first.
+      const pinned = DEB_VERSIONS[pkg];
+      for (const v of [...(pinned ? [pinned] : []), ...(await sourceVersions(pkg))]) {
         if (await exists(join(WORK, dir))) break;
         await sh(`apt-get source -qq ${pkg}=${v} 2>&1`);
       }
@@ -382,6 +401,29 @@ const CURL788_SPLITS = new Map([
   ["Curl_safe_strcasecompare", "curl_strequal"],
   ["Curl_strncasecompare", "curl_strnequal"],
 ]);
+
+/**
+ * Functions curl 7.88.1 renamed from 7.86.0 when 7.87 rewrote connecting into connection filters,
+ * each checked in both trees (the old name gone from 7.88.1, the new one absent from 7.86.0):
+ * the same body under the filter's name, reading the socket from the filter's context instead of
+ * a parameter (connect.c's Curl_conninfo_remote/_local → cf-socket.c's conn_set_primary_ip and
+ * set_local_ip, sendf.c's Curl_send_plain/Curl_recv_plain → cf-socket.c's cf_socket_send/_recv,
+ * socks.c's state machines Curl_SOCKS4/5 → do_SOCKS4/5), or its successor in the same role:
+ * http_proxy.c's Curl_proxyCONNECT (set the tunnel state up if missing, run CONNECT, free the
+ * state once done) → http_proxy_cf_connect, which does the same once the filters below it are
+ * connected. Curl_is_connected is left out: its loop went to connect.c's is_connected and its
+ * role to cf_he_connect, a split.
+ */
+const CURL788_RENAMES = new Map([
+  ["Curl_conninfo_remote", "conn_set_primary_ip"],
+  ["Curl_conninfo_local", "set_local_ip"],
+  ["Curl_send_plain", "cf_socket_send"],
+  ["Curl_recv_plain", "cf_socket_recv"],
+  ["Curl_SOCKS4", "do_SOCKS4"],
+  ["Curl_SOCKS5", "do_SOCKS5"],
+  ["Curl_proxyCONNECT", "http_proxy_cf_connect"],
+]);
+const curl788Name = (n: string) => CURL788_RENAMES.get(n) ?? n;
 
 /**
  * Where 1.5.4 moved a 1.5.0 body (see LUA54_SPLITS): 1.5.0's HUF_readDTableX1_wksp is a wrapper
@@ -1149,6 +1191,7 @@ if (import.meta.main) {
         "version: curl 7.86.0 (vendored in CMake 3.25.1) → 7.88.1-10+deb12u15 (Debian's curl) (gcc -O2)",
       a: library("curl", "curl7860", ...cmake, "Utilities/cmcurl"),
       b: library("curl", "curl7881", "curl", "curl-7.88.1", "."),
+      rename: curl788Name,
       splits: CURL788_SPLITS,
     },
     {

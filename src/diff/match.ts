@@ -31,6 +31,8 @@ import { callSiteCheck } from "./call_sites.ts";
 import { SWAP_DEFAULTS, swapCheck } from "./swaps.ts";
 import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
+import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
+import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -428,6 +430,10 @@ export function* matchSteps(
     wrapperRound(s, WRAPPER_DEFAULTS);
     report(WRAPPER_DEFAULTS.round, before);
     yield;
+    const n = s.matches.length;
+    outlinedRound(s, OUTLINED_DEFAULTS);
+    report(OUTLINED_DEFAULTS.round, n);
+    yield;
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
@@ -448,10 +454,15 @@ export function* matchSteps(
     const sites = pass === 0 ? callSiteCheck(s, "call_sites") : [];
     // Pairs of look-alikes made the wrong way round across each other, once.
     const swapped = pass === 0 ? swapCheck(s, SWAP_DEFAULTS) : [];
+    // Pairs of address order that many matched neighbours contradict (the check below trusts
+    // address order).
+    const unordered = orderContradicted(s, ORDER_CONTRADICTED_DEFAULTS);
+    s.withdraw(new Set(unordered));
     const taken = [
       ...outscored,
       ...sites,
       ...swapped,
+      ...unordered,
       ...withdrawContradicted(s, CONSISTENCY_DEFAULTS),
     ];
     // What rested on a withdrawn pair goes with it, free to be made again on other evidence
