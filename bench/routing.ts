@@ -8,13 +8,14 @@
  * before that). Prints the median per call (median of the rounds' medians), the ratio per pair
  * (target: the supervisor hop adds at most 50%), and on Linux the CPU each process spends per
  * call (/proc) and how often each process's main thread went to sleep per call (voluntary context
- * switches: each is a wake-up later). `--base DIR` adds a routed way per client and stdio served by
- * the checkout at DIR (a `git worktree` of another commit), so two versions of the supervisor are
- * compared in one run. `bench/hop_floor.ts` measures the same hop with no MCP work.
+ * switches: each is a wake-up later). `--base DIR[,DIR…]` adds a routed way per client and stdio
+ * served by the checkout at each DIR (a `git worktree` of another commit), so versions of the
+ * supervisor are compared in one run. `bench/hop_floor.ts` measures the same hop with no MCP work.
  *
  *   deno run -A bench/routing.ts [--calls 500] [--rounds 7] [--client pipe,socket]
- *     [--stdio auto,stream] [--base DIR]
+ *     [--stdio auto,stream] [--base DIR[,DIR…]]
  */
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { processCpuMs, processSleeps } from "./_cpu.ts";
 import type { Client } from "@modelcontextprotocol/client";
@@ -104,12 +105,12 @@ for (const client of CLIENTS) {
       sleeps: [],
     });
     // (b) through the supervisor, and through the other checkout's when asked.
-    for (const root of [undefined, ...(values.base ? [values.base] : [])]) {
+    for (const root of [undefined, ...(values.base?.split(",").filter((b) => b !== "") ?? [])]) {
       const routed = await serve([], client, { ...env, REMCP_STDIO: stdio }, root);
       const opened = await ok(routed.client, "open_database", { path: FILE });
       await ok(routed.client, "wait_for_analysis", {});
       ways.push({
-        name: `${root ? "base" : "routed"} (${tag})`,
+        name: `${root ? `via ${basename(root)}` : "routed"} (${tag})`,
         client: routed.client,
         args: { database: opened.database },
         pids: linux ? [routed.pid, busiestChild(routed.pid)] : [],
