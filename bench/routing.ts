@@ -40,6 +40,12 @@ const FILE = fixture("elf_x86_64_gcc_O2");
 const linux = Deno.build.os === "linux";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** A size field of /proc/PID/status (VmRSS, VmHWM), in MiB. */
+function statusMib(pid: number, field: string): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+}
+
 /** The worker a supervisor started for the file: its busiest child. */
 function busiestChild(pid: number): number {
   const kids: number[] = [];
@@ -61,6 +67,9 @@ interface Way {
   cpu: number[][];
   /** Per round: the main thread's sleeps per call of each process in `pids`, then every thread's. */
   sleeps: number[][];
+  /** The server's resident MiB after each round, then its peak, when the run ended. */
+  rss: number[];
+  peakRss?: number;
 }
 
 /** A server started with `args`, its client over `client`: the client and the server's pid. */
@@ -103,6 +112,7 @@ for (const client of CLIENTS) {
       wall: [],
       cpu: [],
       sleeps: [],
+      rss: [],
     });
     // (b) through the supervisor, and through the other checkout's when asked.
     for (const root of [undefined, ...(values.base?.split(",").filter((b) => b !== "") ?? [])]) {
@@ -118,6 +128,7 @@ for (const client of CLIENTS) {
         wall: [],
         cpu: [],
         sleeps: [],
+        rss: [],
       });
     }
   }
@@ -143,6 +154,7 @@ try {
         (me.user + me.system) / 1000 / CALLS,
         ...way.pids.map((p, i) => (processCpuMs(p) - c0[i]!) / CALLS),
       ]);
+      if (linux) way.rss.push(statusMib(way.pids[0]!, "VmRSS"));
       const s1 = way.pids.map(processSleeps);
       way.sleeps.push([
         ...s1.map((s, i) => (s.main - s0[i]!.main) / CALLS),
@@ -150,6 +162,7 @@ try {
       ]);
     }
   }
+  if (linux) { for (const way of ways) way.peakRss = statusMib(way.pids[0]!, "VmHWM"); }
 } finally {
   for (const way of ways) await way.close().catch(() => {});
 }
@@ -167,7 +180,11 @@ console.log(`routing: get_database_info, median of ${ROUNDS} rounds of ${CALLS} 
 for (const way of ways) {
   console.log(
     `${way.name.padEnd(34)} ${median(way.wall).toFixed(3).padStart(7)}` +
-      (linux ? `   CPU ms per call: ${cpuText(way)}; sleeps per call: ${sleepText(way)}` : ""),
+      (linux
+        ? `   CPU ms per call: ${cpuText(way)}; sleeps per call: ${sleepText(way)}; ` +
+          `server MiB per round ${way.rss.map((r) => r.toFixed(0)).join(" ")}, ` +
+          `peak ${way.peakRss?.toFixed(0)}`
+        : ""),
   );
 }
 let direct: Way | undefined;
