@@ -49,6 +49,9 @@ export function spawnOnPipes(
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...Deno.env.toObject(), ...env },
   });
+  // Without a listener an error event (a program that cannot start, a failed kill) would end
+  // this process; what went wrong is thrown below or told by the exit status.
+  child.on("error", () => {});
   const { stdin, stdout, stderr, pid } = child;
   if (
     pid === undefined || !(stdin instanceof Socket) || !(stdout instanceof Socket) ||
@@ -64,12 +67,11 @@ export function spawnOnPipes(
       resolve({
         success: code === 0,
         code: code ?? (number === undefined ? 1 : 128 + number),
+        // node's names for the signals are the system's, as Deno's are ("SIGKILL").
         signal: signal as Deno.Signal | null,
       });
     });
   });
-  // Without a listener an error event would end this process; the exit status tells the rest.
-  child.on("error", () => {});
   stderr.on("error", () => {});
   return {
     pid,
