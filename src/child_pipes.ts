@@ -61,8 +61,10 @@ export function spawnOnPipes(
     child.kill("SIGKILL");
     throw new Error(`Cannot start ${command}`);
   }
+  let exited = false;
   const status = new Promise<Deno.CommandStatus>((resolve) => {
     child.once("exit", (code, signal) => {
+      exited = true;
       const number = signal ? signals[signal] : undefined;
       resolve({
         success: code === 0,
@@ -78,7 +80,16 @@ export function spawnOnPipes(
     conn: new SocketPairConn(stdout, stdin),
     stderr,
     status,
-    // By number: node's names and Deno's differ on a few signals no caller sends.
-    kill: (signal = "SIGTERM") => void child.kill(signals[signal]),
+    // Not `child.kill`: in Deno it also destroys the child's stdin at once, so a call racing the
+    // kill failed as a broken stream ("Cannot call write after a stream was destroyed") before
+    // the exit said the worker was gone. Until the exit is seen the pid is still this child's.
+    kill: (signal = "SIGTERM") => {
+      if (exited) return;
+      try {
+        Deno.kill(pid, signal);
+      } catch {
+        // Gone already.
+      }
+    },
   };
 }

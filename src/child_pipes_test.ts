@@ -44,6 +44,15 @@ Deno.test("spawnOnPipes() reports a killed child as Deno.Command does", async ()
   const lines = new LineTransport({ conn: child.conn });
   await lines.start();
   child.kill("SIGKILL");
+  // The kill leaves the child's stdin to the pipe: a write racing it fails, if at all, as the
+  // pipe does (EPIPE), not as a stream the kill destroyed, which the pool would not take for a
+  // crash while the exit is still on its way.
+  const written = await child.conn.write(new TextEncoder().encode("late\n")).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.notEqual((written as { code?: unknown } | undefined)?.code, "ERR_STREAM_DESTROYED");
+  assert.doesNotMatch(String(written), /destroyed/);
   const byDeno = new Deno.Command(Deno.execPath(), {
     args: ["eval", "setInterval(() => {}, 1000)"],
     stdout: "null",
