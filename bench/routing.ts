@@ -7,13 +7,17 @@
  * (`REMCP_STDIO`: `auto` serves both on the event loop, `stream` is Deno's stdio, the reference
  * before that). Prints the median per call (median of the rounds' medians), the ratio per pair
  * (target: the supervisor hop adds at most 50%), and on Linux the CPU each process spends per
- * call (/proc). `bench/hop_floor.ts` measures the same hop with no MCP work.
+ * call (/proc) and how often each process's main thread went to sleep per call (voluntary context
+ * switches: each is a wake-up later). `--base DIR[,DIR…]` adds a routed way per client and stdio
+ * served by the checkout at each DIR (a `git worktree` of another commit), so versions of the
+ * supervisor are compared in one run. `bench/hop_floor.ts` measures the same hop with no MCP work.
  *
  *   deno run -A bench/routing.ts [--calls 500] [--rounds 7] [--client pipe,socket]
- *     [--stdio auto,stream]
+ *     [--stdio auto,stream] [--base DIR[,DIR…]]
  */
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { processCpuMs } from "./_cpu.ts";
+import { processCpuMs, processSleeps } from "./_cpu.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { fixture, ok, startRemcp } from "../tests/_harness.ts";
 import { startRemcpOnSockets } from "../tests/_socket_stdio.ts";
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "7" },
     client: { type: "string", default: "pipe,socket" },
     stdio: { type: "string", default: "auto,stream" },
+    base: { type: "string" },
   },
 });
 const CALLS = Number(values.calls);
@@ -34,6 +39,12 @@ const STDIOS = values.stdio.split(",").filter((c) => c !== "");
 const FILE = fixture("elf_x86_64_gcc_O2");
 const linux = Deno.build.os === "linux";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** A size field of /proc/PID/status (VmRSS, VmHWM), in MiB. */
+function statusMib(pid: number, field: string): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+}
 
 /** The worker a supervisor started for the file: its busiest child. */
 function busiestChild(pid: number): number {
@@ -54,6 +65,11 @@ interface Way {
   close(): Promise<unknown>;
   wall: number[];
   cpu: number[][];
+  /** Per round: the main thread's sleeps per call of each process in `pids`, then every thread's. */
+  sleeps: number[][];
+  /** The server's resident MiB after each round, then its peak, when the run ended. */
+  rss: number[];
+  peakRss?: number;
 }
 
 /** A server started with `args`, its client over `client`: the client and the server's pid. */
@@ -61,12 +77,13 @@ async function serve(
   args: string[],
   client: string,
   env: Record<string, string>,
+  root?: string,
 ): Promise<{ client: Client; pid: number; close(): Promise<unknown> }> {
   if (client === "socket") {
-    const h = await startRemcpOnSockets({ args, env });
+    const h = await startRemcpOnSockets({ args, env, ...(root ? { root } : {}) });
     return { client: h.client, pid: h.child.pid, close: h.close };
   }
-  const h = await startRemcp({ args, env });
+  const h = await startRemcp({ args, env, ...(root ? { root } : {}) });
   return { client: h.client, pid: h.transport.pid!, close: h.close };
 }
 
@@ -85,10 +102,6 @@ for (const client of CLIENTS) {
       if ((r.structuredContent as { state: string }).state === "ready") break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    // (b) through the supervisor.
-    const routed = await serve([], client, { ...env, REMCP_STDIO: stdio });
-    const opened = await ok(routed.client, "open_database", { path: FILE });
-    await ok(routed.client, "wait_for_analysis", {});
     const tag = `${client}, stdio ${stdio}`;
     ways.push({
       name: `direct (${tag})`,
@@ -98,15 +111,26 @@ for (const client of CLIENTS) {
       close: direct.close,
       wall: [],
       cpu: [],
-    }, {
-      name: `routed (${tag})`,
-      client: routed.client,
-      args: { database: opened.database },
-      pids: linux ? [routed.pid, busiestChild(routed.pid)] : [],
-      close: routed.close,
-      wall: [],
-      cpu: [],
+      sleeps: [],
+      rss: [],
     });
+    // (b) through the supervisor, and through the other checkout's when asked.
+    for (const root of [undefined, ...(values.base?.split(",").filter((b) => b !== "") ?? [])]) {
+      const routed = await serve([], client, { ...env, REMCP_STDIO: stdio }, root);
+      const opened = await ok(routed.client, "open_database", { path: FILE });
+      await ok(routed.client, "wait_for_analysis", {});
+      ways.push({
+        name: `${root ? `via ${basename(root)}` : "routed"} (${tag})`,
+        client: routed.client,
+        args: { database: opened.database },
+        pids: linux ? [routed.pid, busiestChild(routed.pid)] : [],
+        close: routed.close,
+        wall: [],
+        cpu: [],
+        sleeps: [],
+        rss: [],
+      });
+    }
   }
 }
 try {
@@ -115,6 +139,7 @@ try {
     const start = Math.max(round, 0) % ways.length;
     for (const way of [...ways.slice(start), ...ways.slice(0, start)]) {
       const c0 = way.pids.map(processCpuMs);
+      const s0 = way.pids.map(processSleeps);
       const me0 = process.cpuUsage();
       const times: number[] = [];
       for (let i = 0; i < CALLS; i++) {
@@ -129,24 +154,44 @@ try {
         (me.user + me.system) / 1000 / CALLS,
         ...way.pids.map((p, i) => (processCpuMs(p) - c0[i]!) / CALLS),
       ]);
+      if (linux) way.rss.push(statusMib(way.pids[0]!, "VmRSS"));
+      const s1 = way.pids.map(processSleeps);
+      way.sleeps.push([
+        ...s1.map((s, i) => (s.main - s0[i]!.main) / CALLS),
+        ...s1.map((s, i) => (s.all - s0[i]!.all) / CALLS),
+      ]);
     }
   }
+  if (linux) { for (const way of ways) way.peakRss = statusMib(way.pids[0]!, "VmHWM"); }
 } finally {
   for (const way of ways) await way.close().catch(() => {});
 }
 
+const names = (w: Way) => w.pids.length === 2 ? ["supervisor", "worker"] : ["worker"];
 const cpuText = (w: Way) =>
-  ["client", ...(w.pids.length === 2 ? ["supervisor", "worker"] : ["worker"])]
+  ["client", ...names(w)]
     .map((n, i) => `${n} ${median(w.cpu.map((r) => r[i]!)).toFixed(3)}`).join(", ");
+const sleepText = (w: Way) =>
+  names(w).map((n, i) =>
+    `${n} ${median(w.sleeps.map((r) => r[i]!)).toFixed(2)}` +
+    ` (all threads ${median(w.sleeps.map((r) => r[i + w.pids.length]!)).toFixed(2)})`
+  ).join(", ");
 console.log(`routing: get_database_info, median of ${ROUNDS} rounds of ${CALLS} calls (ms)`);
 for (const way of ways) {
   console.log(
     `${way.name.padEnd(34)} ${median(way.wall).toFixed(3).padStart(7)}` +
-      (linux ? `   CPU ms per call: ${cpuText(way)}` : ""),
+      (linux
+        ? `   CPU ms per call: ${cpuText(way)}; sleeps per call: ${sleepText(way)}; ` +
+          `server MiB per round ${way.rss.map((r) => r.toFixed(0)).join(" ")}, ` +
+          `peak ${way.peakRss?.toFixed(0)}`
+        : ""),
   );
 }
-for (let i = 0; i + 1 < ways.length; i += 2) {
-  const [d, r] = [ways[i]!, ways[i + 1]!];
-  const ratio = median(r.wall) / median(d.wall);
-  console.log(`ratio ${r.name.slice(7)}: ${ratio.toFixed(2)} (target ≤ 1.50)`);
+let direct: Way | undefined;
+for (const way of ways) {
+  if (way.name.startsWith("direct")) direct = way;
+  else if (direct) {
+    const ratio = median(way.wall) / median(direct.wall);
+    console.log(`ratio ${way.name}: ${ratio.toFixed(2)} (target ≤ 1.50)`);
+  }
 }

@@ -1,10 +1,11 @@
 /**
- * The connection to a child this program starts (a worker, a sandbox process) over a Unix socket
- * instead of the child's stdin and stdout. A process's stdio goes through a blocking thread for
- * every read and write in Deno; a socket is read and written on the event loop's own thread, which
- * halves what a message costs each side (bench/hop_floor.ts). The socket lives in a private 0700
- * folder of this process, and each listener takes one connection and is closed, so no other user
- * can reach a child's socket. Windows keeps the pipes.
+ * The connection to a child this program starts (a sandbox process; a worker where it cannot serve
+ * its own stdio on its event loop, src/child_pipes.ts) over a Unix socket instead of the child's
+ * stdin and stdout. A process's stdio goes through a blocking thread for every read and write in
+ * Deno; a socket is read and written on the event loop's own thread, which halves what a message
+ * costs each side (bench/hop_floor.ts). The socket lives in a private 0700 folder of this process,
+ * and each listener takes one connection and is closed, so no other user can reach a child's
+ * socket. Windows keeps the pipes.
  */
 import { join } from "node:path";
 import { makeOwnedTempDir } from "./owned_temp_dir.ts";

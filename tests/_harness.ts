@@ -58,12 +58,19 @@ export function remcpEnv(
 
 /** Starts `remcp [args]` and connects a client. */
 export async function startRemcp(
-  opts: { env?: Record<string, string>; args?: string[]; era?: Era; stateDir?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    args?: string[];
+    era?: Era;
+    stateDir?: string;
+    /** Another checkout to run remcp from (benchmarks compare two versions in one run). */
+    root?: string;
+  } = {},
 ): Promise<Harness> {
   const stateDir = opts.stateDir ?? await Deno.makeTempDir({ prefix: "remcp-test-state-" });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: remcpArgs(opts.args ?? []),
+    args: remcpArgs(opts.args ?? [], opts.root),
     env: remcpEnv(stateDir, opts.env),
     stderr: "pipe",
   });
@@ -138,17 +145,10 @@ export async function fails(
   return r.sc as { error: string; error_type: string; detail: Record<string, unknown> };
 }
 
-/** The `deno` arguments that run `remcp ARGS…` from the checkout. */
-export function remcpArgs(args: string[]): string[] {
-  return [
-    "run",
-    "-A",
-    "--quiet",
-    "--config",
-    repoPath("deno.json"),
-    repoPath("src/main.ts"),
-    ...args,
-  ];
+/** The `deno` arguments that run `remcp ARGS…` from this checkout, or from the one at `root`. */
+export function remcpArgs(args: string[], root?: string): string[] {
+  const at = (rel: string) => root ? `${root}/${rel}` : repoPath(rel);
+  return ["run", "-A", "--quiet", "--config", at("deno.json"), at("src/main.ts"), ...args];
 }
 
 /** Runs `remcp ARGS…` from the checkout to completion and collects its exit code and output. */

@@ -114,10 +114,10 @@ export interface SocketHarness {
  * `close`) and connects a client.
  */
 export async function startRemcpOnSockets(
-  opts: { args?: string[]; env?: Record<string, string>; shared?: boolean } = {},
+  opts: { args?: string[]; env?: Record<string, string>; shared?: boolean; root?: string } = {},
 ): Promise<SocketHarness> {
   const stateDir = await Deno.makeTempDir({ prefix: "remcp-test-state-" });
-  const child = await spawnOnSockets(Deno.execPath(), remcpArgs(opts.args ?? []), {
+  const child = await spawnOnSockets(Deno.execPath(), remcpArgs(opts.args ?? [], opts.root), {
     env: remcpEnv(stateDir, opts.env),
     shared: opts.shared ?? false,
   });

@@ -7,9 +7,10 @@ import type { Logger } from "../log.ts";
 import { resultValue, type ToolResult } from "../protocol/results.ts";
 import { type WireResult, wireSuccess } from "../protocol/wire_result.ts";
 import { selfCommand } from "../self_command.ts";
-import { LineTransport } from "../line_transport.ts";
+import { type LineIo, LineTransport } from "../line_transport.ts";
 import { RpcClient } from "./rpc_client.ts";
 import { listenForChild, socketsAvailable } from "../child_socket.ts";
+import { childPipesServed, spawnOnPipes } from "../child_pipes.ts";
 import { type MemoryOverrun, mib, watchMemory } from "./memory_watch.ts";
 import { describeOutsideKill, oomKillCount } from "./oom_kills.ts";
 
@@ -23,8 +24,16 @@ export interface WorkerChild {
   kill(signal?: Deno.Signal): void;
 }
 
-/** How to start a worker: the production spawner runs `remcp worker …` with Deno.Command. */
+/**
+ * How to start a worker another way than this program's own (tests in-process, Python backends):
+ * it speaks MCP over the child's stdin and stdout as streams.
+ */
 export type Spawner = (args: string[], env: Record<string, string>) => WorkerChild;
+
+/** What a {@link WorkerProcess} keeps of its child, however it was started and connected. */
+type ChildHandle = Pick<WorkerChild, "pid" | "status" | "kill"> & {
+  readonly stderr: AsyncIterable<Uint8Array>;
+};
 
 /**
  * V8 flags of a worker process. `--max-opt=2`: the JIT's top tier is Maglev, not TurboFan. A
@@ -48,8 +57,8 @@ export function withWorkerV8Flags(
   return { ...env, DENO_V8_FLAGS: flags };
 }
 
-/** The default spawner: this same program in worker mode. */
-export const spawnSelf: Spawner = (args, env) => {
+/** This same program in worker mode, over its stdin and stdout as streams (Windows). */
+const spawnSelf: Spawner = (args, env) => {
   const cmd = selfCommand("worker", args);
   return new Deno.Command(cmd.command, {
     args: cmd.args,
@@ -90,7 +99,7 @@ export interface CallOptions {
 export class WorkerProcess {
   readonly pid: number;
   readonly exited: Promise<Deno.CommandStatus>;
-  #child: WorkerChild;
+  #child: ChildHandle;
   #client: RpcClient | undefined;
   #stderr: string[] = [];
   #alive = true;
@@ -112,7 +121,7 @@ export class WorkerProcess {
    */
   lanes = false;
 
-  private constructor(child: WorkerChild, log: Logger) {
+  private constructor(child: ChildHandle, log: Logger) {
     this.#child = child;
     this.#log = log;
     this.pid = child.pid;
@@ -143,31 +152,44 @@ export class WorkerProcess {
       memoryBudgetBytes?: number | undefined;
     },
   ): Promise<WorkerProcess> {
-    // Workers this program starts itself connect back over a socket; injected spawners (tests,
-    // Python backends) speak over the child's pipes.
-    const socket = !opts.spawn && socketsAvailable ? await listenForChild() : undefined;
-    const spawn = opts.spawn ?? (socket ? spawnSelfOver(socket.path) : spawnSelf);
-    let child: WorkerChild;
+    const args = opts.path === undefined ? ["--backend", opts.backend, "--standby"] : [
+      "--backend",
+      opts.backend,
+      "--options",
+      JSON.stringify(opts.options),
+      "--database-id",
+      opts.databaseId,
+      opts.path,
+    ];
+    // Workers this program starts itself speak over their stdin and stdout, served on the event
+    // loop at both ends (src/child_pipes.ts); where the worker could not serve its pipes that
+    // way, they connect back over a socket; Windows and injected spawners (tests, Python
+    // backends) speak over the child's pipes as streams.
+    const piped = !opts.spawn && childPipesServed(opts.env);
+    const socket = !opts.spawn && !piped && socketsAvailable ? await listenForChild() : undefined;
+    let child: ChildHandle;
+    let io: LineIo | undefined;
     try {
-      child = spawn(
-        opts.path === undefined ? ["--backend", opts.backend, "--standby"] : [
-          "--backend",
-          opts.backend,
-          "--options",
-          JSON.stringify(opts.options),
-          "--database-id",
-          opts.databaseId,
-          opts.path,
-        ],
-        opts.env,
-      );
+      if (piped) {
+        const cmd = selfCommand("worker", args);
+        const started = spawnOnPipes(cmd.command, cmd.args, withWorkerV8Flags(opts.env));
+        child = started;
+        io = { conn: started.conn };
+      } else {
+        const started = (opts.spawn ?? (socket ? spawnSelfOver(socket.path) : spawnSelf))(
+          args,
+          opts.env,
+        );
+        child = started;
+        if (!socket) io = { readable: started.stdout, writable: started.stdin };
+      }
     } catch (err) {
       socket?.close();
       throw err;
     }
     const worker = new WorkerProcess(child, opts.log);
     worker.#cancelSignal = opts.cancelSignal;
-    worker.lanes = socket !== undefined;
+    worker.lanes = !opts.spawn && socketsAvailable;
     if (opts.memoryBudgetBytes) {
       const watch = watchMemory(child.pid, opts.memoryBudgetBytes, (o) => {
         worker.#overrun = o;
@@ -196,7 +218,8 @@ export class WorkerProcess {
         } finally {
           clearTimeout(timer);
         }
-      } else transport = new LineTransport({ readable: child.stdout, writable: child.stdin });
+      } else if (io) transport = new LineTransport(io);
+      else throw new TypeError("A worker without a connection");
       client = new RpcClient(transport);
       worker.#client = client;
       await Promise.race([client.connect(60_000), exited]);
@@ -226,7 +249,7 @@ export class WorkerProcess {
     return worker;
   }
 
-  async #pumpStderr(stream: ReadableStream<Uint8Array>, file: string | undefined): Promise<void> {
+  async #pumpStderr(stream: AsyncIterable<Uint8Array>, file: string | undefined): Promise<void> {
     const decoder = new TextDecoder();
     let sink: Deno.FsFile | undefined;
     if (file) {
