@@ -287,7 +287,7 @@ Deno.test(
         }`,
       }, ctx);
       assert.equal(r.isError, true);
-      assert.equal(JSON.parse(r.content[0]!.text).error_type, "SandboxTimeout");
+      assert.equal(JSON.parse(r.content[0]!.text).error_type, "SandboxTimeout", r.content[0]!.text);
       // A busy guest is killed, not cancelled: its lanes close with the process.
       const killed = await sup.callTool("execute", {
         timeout_s: 1,
