@@ -207,6 +207,13 @@ export function* matchSteps(
     options.onRound?.(round, s.matches.length);
     options.signal?.throwIfAborted();
   };
+  /** Runs one round over the state, reports what it paired, and yields. */
+  const step = function* (round: string, run: () => void): Generator<void> {
+    const before = s.matches.length;
+    run();
+    report(round, before);
+    yield;
+  };
 
   /**
    * Pairs the functions of `is` and `js` whose key is unique on both sides among the unmatched;
@@ -251,10 +258,7 @@ export function* matchSteps(
   const allA = [...a.keys()];
   const allB = [...b.keys()];
   for (const { round, key, minSim } of ROUNDS) {
-    const before = s.matches.length;
-    byUniqueKey(allA, allB, key, round, minSim);
-    report(round, before);
-    yield;
+    yield* step(round, () => byUniqueKey(allA, allB, key, round, minSim));
   }
 
   // Propagation: the callers and callees of a matched pair are where their partners most likely
@@ -384,13 +388,8 @@ export function* matchSteps(
   );
   for (;;) {
     const before = s.matches.length;
-    fuzzy.run("similarity");
-    report("similarity", before);
-    yield;
-    const n = s.matches.length;
-    stringSetRound(s, STRING_SET_DEFAULTS);
-    report(STRING_SET_DEFAULTS.round, n);
-    yield;
+    yield* step("similarity", () => fuzzy.run("similarity"));
+    yield* step(STRING_SET_DEFAULTS.round, () => stringSetRound(s, STRING_SET_DEFAULTS));
     if (s.matches.length === before) break;
     yield* propagate();
     yield* structure();
@@ -400,21 +399,13 @@ export function* matchSteps(
   // score but a much clearer lead, then pairs that are each other's only candidate there (broad
   // matching has its own, weaker round below).
   if (!options.broad) {
-    const before = s.matches.length;
-    anchorRound(s, ANCHOR_WEAK);
-    report(ANCHOR_WEAK.round, before);
-    yield;
-    const n = s.matches.length;
-    soleCandidateRound(s, 0.65, "anchors:sole");
-    report("anchors:sole", n);
-    yield;
+    yield* step(ANCHOR_WEAK.round, () => anchorRound(s, ANCHOR_WEAK));
+    yield* step("anchors:sole", () => soleCandidateRound(s, 0.65, "anchors:sole"));
   }
 
   while (options.broad) {
     const before = s.matches.length;
-    anchorRound(s, ANCHOR_BROAD);
-    report(ANCHOR_BROAD.round, before);
-    yield;
+    yield* step(ANCHOR_BROAD.round, () => anchorRound(s, ANCHOR_BROAD));
     if (s.matches.length === before) break;
     yield* propagate();
     yield* structure();
@@ -426,14 +417,8 @@ export function* matchSteps(
   yield* callOrder();
 
   if (!options.broad) {
-    const before = s.matches.length;
-    wrapperRound(s, WRAPPER_DEFAULTS);
-    report(WRAPPER_DEFAULTS.round, before);
-    yield;
-    const n = s.matches.length;
-    outlinedRound(s, OUTLINED_DEFAULTS);
-    report(OUTLINED_DEFAULTS.round, n);
-    yield;
+    yield* step(WRAPPER_DEFAULTS.round, () => wrapperRound(s, WRAPPER_DEFAULTS));
+    yield* step(OUTLINED_DEFAULTS.round, () => outlinedRound(s, OUTLINED_DEFAULTS));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
@@ -491,21 +476,13 @@ export function* matchSteps(
   // agrees. Made before the consistency check, they led propagation and call order to wrong pairs
   // on bench/diff.ts (zstd's look-alike template instances).
   if (!options.broad) {
-    const before = s.matches.length;
-    gapRound(s, GAP_DEFAULTS);
-    report(GAP_DEFAULTS.round, before);
-    yield;
+    yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
     // placed, and the gaps that frees, to a fixpoint.
     for (;;) {
       const n = s.matches.length;
-      lastAnchorRound(s, LAST_ANCHOR_DEFAULTS);
-      report(LAST_ANCHOR_DEFAULTS.round, n);
-      yield;
-      const m = s.matches.length;
-      gapRound(s, GAP_DEFAULTS);
-      report(GAP_DEFAULTS.round, m);
-      yield;
+      yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
+      yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
       if (s.matches.length === n) break;
     }
   }
