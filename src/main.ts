@@ -3,11 +3,20 @@
  * `main()` runs only when it is the program. Each mode's modules are imported only when that mode
  * runs, so a sandbox process never loads the engines and a worker never loads the MCP server.
  */
-import { parseCommandLine } from "./cli.ts";
-import { SANDBOX_THREAD_NAME } from "./sandbox/sandbox_thread.ts";
+import { SANDBOX_THREAD_NAME } from "./sandbox/thread_name.ts";
 
 /** Runs remcp with `args` (without the program name); resolves to the exit code. */
 export async function main(args: string[]): Promise<number> {
+  // The sandbox process (remcp starts it; it reads no configuration) comes first, before the
+  // command line's parser: cli.ts and config.ts import node:util and node:path, and the first
+  // `node:` module sets up Deno's Node.js compatibility, ~4 MB of an idle sandbox process's
+  // resident memory (bench/sandbox_start.ts, docs/ARCHITECTURE.md section 7).
+  if (args[0] === "sandbox") {
+    const { sandboxMain } = await import("./sandbox/sandbox_main.ts");
+    await sandboxMain(args.slice(1));
+    return 0;
+  }
+  const { parseCommandLine } = await import("./cli.ts");
   const cmd = parseCommandLine(args, Deno.env.toObject());
   switch (cmd.kind) {
     case "help":
@@ -22,11 +31,6 @@ export async function main(args: string[]): Promise<number> {
     case "worker": {
       const { workerMain } = await import("../workers/worker_main.ts");
       return await workerMain(cmd.rest);
-    }
-    case "sandbox": {
-      const { sandboxMain } = await import("./sandbox/sandbox_main.ts");
-      await sandboxMain(cmd.rest);
-      return 0;
     }
     case "stdio": {
       const { stdioMode } = await import("./stdio_mode.ts");

@@ -3,7 +3,6 @@
  * script, pumps the job queue while invokes complete, and turns the end into an outcome.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
-import process from "node:process";
 import type { ErrorCode, ErrorDetail } from "../errors.ts";
 import {
   disposePrelude,
@@ -42,6 +41,8 @@ export interface GuestRunArgs {
   prelude: InstalledPrelude | undefined;
   run: EngineRun;
   host: EngineHost;
+  /** The CPU clock the run is charged by, in ms (see {@link CpuClock}). */
+  cpuClock: CpuClock;
 }
 
 /** Runs one script to its end; see {@link SandboxEngine.run}. */
@@ -73,6 +74,7 @@ class GuestRun {
   readonly #memory: WebAssembly.Memory;
   readonly #run: EngineRun;
   readonly #host: EngineHost;
+  readonly #cpuClock: CpuClock;
   #ctx: QuickJSContext | undefined;
   #prelude: InstalledPrelude | undefined;
   #helpers: PreludeHelpers | undefined;
@@ -82,7 +84,7 @@ class GuestRun {
   #cpuUsed = 0;
   /** Wall time of every slice so far. */
   #wallUsed = 0;
-  /** The thread's CPU clock when the first slice started. */
+  /** The CPU clock when the first slice started. */
   #cpuStart: number | undefined;
   #deadline = 0;
   /** The running slice: the charge it may reach, and when it started. */
@@ -99,7 +101,8 @@ class GuestRun {
   #logBytes = 0;
   #logCut = false;
 
-  constructor({ runtime, context, memory, prelude, run, host }: GuestRunArgs) {
+  constructor({ runtime, context, memory, prelude, run, host, cpuClock }: GuestRunArgs) {
+    this.#cpuClock = cpuClock;
     this.#runtime = runtime;
     this.#ctx = context;
     if (prelude) this.#takePrelude(context, prelude);
@@ -204,7 +207,7 @@ class GuestRun {
    * spent, not around every slice: an invoke's slice then costs two `performance.now()`.
    */
   #slice<T>(fn: () => T, graceMs = 0): T {
-    this.#cpuStart ??= threadCpuMs();
+    this.#cpuStart ??= this.#cpuClock();
     const limit = this.#run.limits.cpuMs;
     this.#sliceWall = performance.now();
     this.#sliceAllowed = Math.max(this.#cpuUsed + graceMs, limit);
@@ -219,9 +222,9 @@ class GuestRun {
     }
   }
 
-  /** CPU time of this thread since the run's first slice. */
+  /** CPU time since the run's first slice, by the run's clock. */
   #cpuSinceStart(): number {
-    return this.#cpuStart === undefined ? 0 : threadCpuMs() - this.#cpuStart;
+    return this.#cpuStart === undefined ? 0 : this.#cpuClock() - this.#cpuStart;
   }
 
   /** Uses `prelude`'s helpers, and binds its `console` and `invoke` to this run. */
@@ -628,16 +631,25 @@ function utf8Prefix(text: string, bytes: number): string {
 }
 
 /**
- * CPU time of the thread running the script, user and system, in milliseconds; the whole
- * process's where the runtime cannot tell a thread's (an upper bound of it all the same). A
- * sandbox thread shares its process with the supervisor, whose time is not the script's.
+ * A CPU clock in milliseconds, user and system time: an upper bound of the script's own CPU time.
+ * A sandbox thread's is its thread's (its process is the supervisor's); a sandbox process's is the
+ * whole process's (see {@link processCpuMs}).
  */
-function threadCpuMs(): number {
-  const used = threadCpuUsage ? threadCpuUsage() : process.cpuUsage();
-  return (used.user + used.system) / 1000;
-}
+export type CpuClock = () => number;
 
-const threadCpuUsage: (() => { user: number; system: number }) | undefined =
-  "threadCpuUsage" in process && typeof process.threadCpuUsage === "function"
-    ? process.threadCpuUsage.bind(process)
-    : undefined;
+/**
+ * The process's CPU time, in ms. In a sandbox process every thread works for the script (V8's
+ * collector and the compiler of its WebAssembly beside the main thread), and reading the main
+ * thread's own clock would take node:process, whose Node.js set-up costs that process ~4 MB of
+ * its resident memory while it idles (bench/sandbox_start.ts). `Deno.cpuUsage` (what node:process's
+ * `cpuUsage` calls, in microseconds) is not in Deno's type declarations; were it gone, the wall
+ * clock is the bound (a run is charged the lesser of the two clocks, so then its slices' wall time).
+ */
+export const processCpuMs: CpuClock = (() => {
+  const cpuUsage = (Deno as { cpuUsage?: () => { user: number; system: number } }).cpuUsage;
+  if (typeof cpuUsage !== "function") return () => performance.now();
+  return () => {
+    const used = cpuUsage();
+    return (used.user + used.system) / 1000;
+  };
+})();

@@ -16,7 +16,7 @@ import {
 import baseVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import wasmBytes from "@jitl/quickjs-ng-wasmfile-release-sync/wasm" with { type: "bytes" };
 import { DEFAULT_LIMITS, type Limits, MAX_STACK_BYTES, WASM_PAGE_BYTES } from "./limits.ts";
-import { runGuest } from "./_guest_run.ts";
+import { type CpuClock, processCpuMs, runGuest } from "./_guest_run.ts";
 import { disposePrelude, type InstalledPrelude, installPrelude } from "./guest_prelude.ts";
 import type { EngineHost, EngineOutcome, EngineRun } from "./engine_types.ts";
 
@@ -47,11 +47,13 @@ interface Instance {
 export class SandboxEngine {
   readonly #module: WebAssembly.Module;
   readonly #onInstance: (() => void) | undefined;
+  readonly #cpuClock: CpuClock;
   #spare: Promise<Instance> | undefined;
 
   private constructor(module: WebAssembly.Module, options: EngineOptions) {
     this.#module = module;
     this.#onInstance = options.onInstance;
+    this.#cpuClock = options.cpuClock ?? processCpuMs;
   }
 
   /**
@@ -71,7 +73,15 @@ export class SandboxEngine {
   async run(run: EngineRun, host: EngineHost): Promise<EngineOutcome> {
     const { runtime, context, memory, prelude } = await this.#fresh(run.limits);
     try {
-      return await runGuest({ runtime, context, memory, prelude, run, host });
+      return await runGuest({
+        runtime,
+        context,
+        memory,
+        prelude,
+        run,
+        host,
+        cpuClock: this.#cpuClock,
+      });
     } finally {
       // A task, not a microtask: making an instance is a chain of promise continuations (~5 ms
       // of CPU), which a microtask would run before the event loop wrote the run's answer, so
@@ -112,7 +122,7 @@ export class SandboxEngine {
       initial: 256,
       maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
     });
-    const variant = newVariant(syncVariant(baseVariant), {
+    const variant = newVariant(withoutNodeDetection(syncVariant(baseVariant)), {
       wasmModule: this.#module,
       wasmMemory: memory,
     });
@@ -129,12 +139,65 @@ export class SandboxEngine {
 export interface EngineOptions {
   /** Called as the engine starts making an instance (a spare, or one a run waits for). */
   onInstance?: () => void;
+  /**
+   * The CPU clock runs are charged by (ms); by default the process's, right for a sandbox
+   * process. A thread, which shares its process, passes its own thread's.
+   */
+  cpuClock?: CpuClock;
 }
 
 /** The limits an instance is made for. */
 type InstanceLimits = Pick<Limits, "memoryBytes" | "maxLogBytes">;
 
 type SyncVariant = Extract<Parameters<typeof newVariant>[0], { type: "sync" }>;
+
+/**
+ * The variant with its emscripten module kept from taking the Node.js path. The module decides
+ * once, synchronously as it starts, from `globalThis.process`; Deno has that global, so the module
+ * would import `node:module`, `node:fs`, `node:path` and `node:url` and read `process.argv`, and
+ * Deno would set up its Node.js compatibility for that: ~9 MB of a sandbox process's resident
+ * memory and ~30 ms of its start (bench/sandbox_start.ts, docs/ARCHITECTURE.md section 7), for
+ * code that only loads the WebAssembly from a file, which this engine never asks it to (it hands
+ * over the compiled module). With the global hidden for that synchronous start, the module takes
+ * its plain path. Nothing else runs meanwhile, so nothing else sees the global missing.
+ */
+function withoutNodeDetection(variant: SyncVariant): SyncVariant {
+  return {
+    ...variant,
+    async importModuleLoader() {
+      const loaded: unknown = await variant.importModuleLoader();
+      const load = moduleLoaderOf(loaded);
+      return ((arg?: unknown) => withoutGlobalProcess(() => load(arg))) as Awaited<
+        ReturnType<SyncVariant["importModuleLoader"]>
+      >;
+    },
+  };
+}
+
+/** The emscripten module's factory, as the variant package exports it (maybe as `default`). */
+function moduleLoaderOf(loaded: unknown): (arg?: unknown) => unknown {
+  if (typeof loaded === "function") return loaded as (arg?: unknown) => unknown;
+  if (typeof loaded === "object" && loaded !== null && "default" in loaded) {
+    return moduleLoaderOf(loaded.default);
+  }
+  throw new TypeError("The QuickJS variant package did not export an emscripten module loader");
+}
+
+/** Calls `f` with `globalThis.process` hidden, if it can be hidden and put back. */
+function withoutGlobalProcess<T>(f: () => T): T {
+  const own = Object.getOwnPropertyDescriptor(globalThis, "process");
+  if (own === undefined || !own.configurable) return f();
+  Object.defineProperty(globalThis, "process", {
+    value: undefined,
+    configurable: true,
+    writable: true,
+  });
+  try {
+    return f();
+  } finally {
+    Object.defineProperty(globalThis, "process", own);
+  }
+}
 
 /**
  * The variant package's CommonJS type declarations make its default export look like the module

@@ -327,3 +327,22 @@ Deno.test("a result that is a pending Promise (invoke without await) is an error
   assert.match(nested.message, /key "fns" is a pending Promise/);
   assert.deepEqual(result(await run("await invoke('t', { a: 1 })")), { echo: { a: 1 } });
 });
+
+Deno.test("making an instance leaves the global process as it was", async () => {
+  // The engine hides it while emscripten's module starts (quickjs.ts: withoutNodeDetection).
+  const before = Object.getOwnPropertyDescriptor(globalThis, "process");
+  const other = await SandboxEngine.load();
+  const outcome = await other.run(
+    { code: "1", globals: {}, limits: resolveLimits() },
+    { invoke: () => Promise.resolve({ ok: true, valueJson: "1" }), log: () => {} },
+  );
+  assert.ok(outcome.ok);
+  const after = Object.getOwnPropertyDescriptor(globalThis, "process");
+  assert.equal(after?.get, before?.get);
+  assert.equal(after?.set, before?.set);
+  assert.equal(
+    typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process
+      ?.versions?.node,
+    "string",
+  );
+});

@@ -10,7 +10,6 @@
  * the one socket it holds leads to the parent, which reads protocol lines from it as it would from
  * the process's stdout.
  */
-import { parseArgs } from "node:util";
 import { batchLines, connLines, readLines } from "./lines.ts";
 import { SandboxSession } from "./sandbox_session.ts";
 import { LaneHub } from "./lane_hub.ts";
@@ -37,11 +36,7 @@ const DROPPED_PERMISSIONS: readonly Deno.PermissionDescriptor[] = [
 export async function sandboxMain(args: readonly string[] = []): Promise<void> {
   keepStdoutForProtocol();
   const started = performance.now();
-  const { values } = parseArgs({
-    args: [...args],
-    options: { connect: { type: "string" }, lanes: { type: "string" } },
-    strict: true,
-  });
+  const values = sandboxFlags(args);
   const link = await parentLink(values.connect);
   // The lane socket is opened now: after the permissions are dropped nothing can be opened, but
   // a listener still accepts (src/sandbox/lane_hub.ts).
@@ -56,6 +51,35 @@ export async function sandboxMain(args: readonly string[] = []): Promise<void> {
     JSON.stringify({ type: "ready", pid: Deno.pid, loadMs: performance.now() - started }),
   );
   for await (const line of link.lines) session.receive(line);
+}
+
+/**
+ * `--connect PATH` and `--lanes PATH` (or `--flag=PATH`), each at most once; anything else is an
+ * error. By hand, not node:util's parseArgs: the first `node:` module sets up Deno's Node.js
+ * compatibility, ~4 MB of an idle sandbox process's resident memory (bench/sandbox_start.ts).
+ */
+export function sandboxFlags(args: readonly string[]): { connect?: string; lanes?: string } {
+  const values: { connect?: string; lanes?: string } = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    if (name !== "--connect" && name !== "--lanes") {
+      throw new Error(
+        `remcp sandbox: unknown argument ${
+          JSON.stringify(arg)
+        }; it takes --connect PATH and --lanes PATH`,
+      );
+    }
+    const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
+    const key = name === "--connect" ? "connect" : "lanes";
+    if (value === undefined || value === "") {
+      throw new Error(`remcp sandbox: ${name} needs a path`);
+    }
+    if (values[key] !== undefined) throw new Error(`remcp sandbox: ${name} given twice`);
+    values[key] = value;
+  }
+  return values;
 }
 
 /** How the process talks to its parent: the lines it receives, and how it sends one. */

@@ -132,3 +132,13 @@ Deno.test(
     }
   },
 );
+
+Deno.test("sandboxFlags takes --connect and --lanes, spaced or with =, and refuses anything else", async () => {
+  const { sandboxFlags } = await import("./sandbox_main.ts");
+  assert.deepEqual(sandboxFlags([]), {});
+  assert.deepEqual(sandboxFlags(["--connect", "/a", "--lanes=/b"]), { connect: "/a", lanes: "/b" });
+  assert.throws(() => sandboxFlags(["--other", "x"]), /unknown argument "--other"/);
+  assert.throws(() => sandboxFlags(["--connect"]), /--connect needs a path/);
+  assert.throws(() => sandboxFlags(["--lanes="]), /--lanes needs a path/);
+  assert.throws(() => sandboxFlags(["--connect", "/a", "--connect=/b"]), /given twice/);
+});

@@ -11,9 +11,7 @@
 import { fileURLToPath } from "node:url";
 import { currentLaunch, mainModuleUrl, type SelfLaunch } from "../self_command.ts";
 import type { ChildExit, SandboxChild } from "./sandbox_child.ts";
-
-/** The name a sandbox thread is started with; src/main.ts checks it. */
-export const SANDBOX_THREAD_NAME = "remcp-sandbox";
+import { SANDBOX_THREAD_NAME } from "./thread_name.ts";
 
 /**
  * Whether this program runs with `--unstable-worker-options`, which sandbox threads need: Deno
