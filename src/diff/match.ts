@@ -33,6 +33,7 @@ import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
+import { lastStrayCheck } from "./last_stray.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -485,6 +486,8 @@ export function* matchSteps(
       yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
       if (s.matches.length === n) break;
     }
+    // The stray check again, on the position pairs made since its first pass.
+    yield* step("withdrawn:stray", () => lastStrayCheck(s, { rounds: ["anchors"], ...STRAY }));
   }
 
   return {
