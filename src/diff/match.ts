@@ -33,7 +33,7 @@ import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
-import { lastStrayCheck } from "./last_stray.ts";
+import { lastCheck } from "./last_check.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -480,14 +480,27 @@ export function* matchSteps(
     yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
     // placed, and the gaps that frees, to a fixpoint.
-    for (;;) {
-      const n = s.matches.length;
-      yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
-      yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
-      if (s.matches.length === n) break;
+    // Then the first pass's once-only checks again, on the pairs made since (last_check.ts), and
+    // this fixpoint once more on what they freed.
+    for (let checked = false;; checked = true) {
+      for (;;) {
+        const n = s.matches.length;
+        yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
+        yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
+        if (s.matches.length === n) break;
+      }
+      let taken = 0;
+      if (!checked) {
+        yield* step("withdrawn:last", () => {
+          taken = lastCheck(s, {
+            round: "call_sites",
+            outscored: { rounds: OUTSCORED_ROUNDS, margin: 0.1 },
+            stray: { rounds: ["anchors"], ...STRAY },
+          }).length;
+        });
+      }
+      if (taken === 0) break;
     }
-    // The stray check again, on the position pairs made since its first pass.
-    yield* step("withdrawn:stray", () => lastStrayCheck(s, { rounds: ["anchors"], ...STRAY }));
   }
 
   return {
