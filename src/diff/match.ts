@@ -33,6 +33,7 @@ import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
+import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
 
 export type { Match } from "./match_state.ts";
@@ -501,6 +502,11 @@ export function* matchSteps(
       }
       if (taken === 0) break;
     }
+    // Last of all, and on their own: bytes no other function of either binary has.
+    yield* step(
+      "bytes:unique",
+      () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
+    );
   }
 
   return {
