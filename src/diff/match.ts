@@ -480,9 +480,9 @@ export function* matchSteps(
   if (!options.broad) {
     yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
-    // placed, and the gaps that frees, to a fixpoint.
-    // Then the first pass's once-only checks again, on the pairs made since (last_check.ts), and
-    // this fixpoint once more on what they freed.
+    // placed, and the gaps that frees, to a fixpoint; then the first pass's once-only checks
+    // again, on the pairs made since (last_check.ts), and the fixpoint once more on what they
+    // freed.
     for (let checked = false;; checked = true) {
       for (;;) {
         const n = s.matches.length;
