@@ -479,6 +479,13 @@ export function* matchSteps(
   // on bench/diff.ts (zstd's look-alike template instances).
   if (!options.broad) {
     yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
+    // Bytes no other function of either binary has: after the gaps, which place some of them
+    // with a witness; before the last position round, which their pairs anchor (run before the
+    // similarity rounds, they made 1 wrong pair and lost 1 right one on bench/diff.ts).
+    yield* step(
+      "bytes:unique",
+      () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
+    );
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
     // placed, and the gaps that frees, to a fixpoint; then the first pass's once-only checks
     // again, on the pairs made since (last_check.ts), and the fixpoint once more on what they
@@ -502,11 +509,6 @@ export function* matchSteps(
       }
       if (taken === 0) break;
     }
-    // Last of all, and on their own: bytes no other function of either binary has.
-    yield* step(
-      "bytes:unique",
-      () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
-    );
   }
 
   return {
