@@ -4,7 +4,7 @@
  * check ({@link callSiteCheck}) look only at the pairs made before that first pass; the pairs of
  * the check's second pass, of the last position round and of the gaps were never looked at. On
  * bench/diff.ts, run again at the very end (and the last rounds after them, on what they freed),
- * they took back 7 wrong pairs over the 21 dumped pairs and no right one, each the shape the
+ * they took back 8 wrong pairs over the 21 dumped pairs and no right one, each the shape the
  * first pass takes back: Lua 5.1's `lua_newthread` and `gctm` paired with 5.2's
  * `lua_upvaluejoin` and `f_gc` far from their neighbours' partners (stray; 5.2 inlined the one's
  * partner and moved the other's body), SQLCipher's `sqlite3VdbeError` with 3.40's

@@ -1,5 +1,5 @@
 /**
- * Bodies whose exact bytes no other function of either binary has, paired last of all. The
+ * Bodies whose exact bytes no other function of either binary has, paired after the gaps. The
  * exact rounds pair equal bytes unique among the unmatched functions, and bodies under
  * `MIN_CERTAIN_INSTRUCTIONS` only with a witness of call graph or address order
  * (`small_bytes.ts`); a small function that nothing calls, in a binary laid out in another order
