@@ -33,6 +33,8 @@ import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
+import { uniqueBytesRound } from "./unique_bytes.ts";
+import { lastCheck } from "./last_check.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -477,13 +479,35 @@ export function* matchSteps(
   // on bench/diff.ts (zstd's look-alike template instances).
   if (!options.broad) {
     yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
+    // Bytes no other function of either binary has: after the gaps, which place some of them
+    // with a witness; before the last position round, which their pairs anchor (run before the
+    // similarity rounds, they made 1 wrong pair and lost 1 right one on bench/diff.ts).
+    yield* step(
+      "bytes:unique",
+      () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
+    );
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
-    // placed, and the gaps that frees, to a fixpoint.
-    for (;;) {
-      const n = s.matches.length;
-      yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
-      yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
-      if (s.matches.length === n) break;
+    // placed, and the gaps that frees, to a fixpoint; then the first pass's once-only checks
+    // again, on the pairs made since (last_check.ts), and the fixpoint once more on what they
+    // freed.
+    for (let checked = false;; checked = true) {
+      for (;;) {
+        const n = s.matches.length;
+        yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
+        yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
+        if (s.matches.length === n) break;
+      }
+      let taken = 0;
+      if (!checked) {
+        yield* step("withdrawn:last", () => {
+          taken = lastCheck(s, {
+            round: "call_sites",
+            outscored: { rounds: OUTSCORED_ROUNDS, margin: 0.1 },
+            stray: { rounds: ["anchors"], ...STRAY },
+          }).length;
+        });
+      }
+      if (taken === 0) break;
     }
   }
 
