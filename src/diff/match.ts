@@ -33,6 +33,7 @@ import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
+import { IMPORT_LEAF_DEFAULTS, importLeafRound } from "./import_leaves.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -419,6 +420,7 @@ export function* matchSteps(
   if (!options.broad) {
     yield* step(WRAPPER_DEFAULTS.round, () => wrapperRound(s, WRAPPER_DEFAULTS));
     yield* step(OUTLINED_DEFAULTS.round, () => outlinedRound(s, OUTLINED_DEFAULTS));
+    yield* step(IMPORT_LEAF_DEFAULTS.round, () => importLeafRound(s, IMPORT_LEAF_DEFAULTS));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
