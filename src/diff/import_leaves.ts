@@ -85,3 +85,47 @@ export function importLeafRound(s: MatchState, opts: ImportLeafOptions): number 
   }
   return made;
 }
+
+/**
+ * The thresholds of {@link globalImportLeafRound}: a stricter similarity floor, as no matched
+ * caller vouches for the pair.
+ */
+export const GLOBAL_IMPORT_LEAF_DEFAULTS: ImportLeafOptions = {
+  round: "import_leaves:global",
+  maxInstructions: 40,
+  minSim: 0.5,
+};
+
+/**
+ * Pairs the unmatched leaves whose set of imports no other function of either binary calls
+ * exactly (Lua's `getF`, the one function calling only `fread`; SQLite's `unixFileSize`, only
+ * `fstat`), wherever their callers are. Returns how many pairs it made.
+ */
+export function globalImportLeafRound(s: MatchState, opts: ImportLeafOptions): number {
+  const { a, b, graphA, graphB, partnerA, partnerB } = s;
+  const group = (fs: typeof a) => {
+    const out = new Map<string, number[]>();
+    fs.forEach((f, k) => {
+      if (f.imports.length === 0) return;
+      const x = key(f.imports);
+      out.set(x, [...(out.get(x) ?? []), k]);
+    });
+    return out;
+  };
+  const right = group(b);
+  let made = 0;
+  for (const [x, is] of group(a)) {
+    const js = right.get(x);
+    if (!js || is.length !== 1 || js.length !== 1) continue;
+    const i = is[0]!;
+    const j = js[0]!;
+    if (partnerA[i] !== -1 || partnerB[j] !== -1) continue;
+    if (graphA.callees[i]!.length > 0 || graphB.callees[j]!.length > 0) continue;
+    if (Math.max(a[i]!.instructions, b[j]!.instructions) > opts.maxInstructions) continue;
+    if (similarity(a[i]!, b[j]!) < opts.minSim) continue;
+    const before = s.matches.length;
+    s.pair(i, j, opts.round);
+    if (s.matches.length > before) made++;
+  }
+  return made;
+}

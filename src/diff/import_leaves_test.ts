@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { calls, fn } from "./_test_features.ts";
-import { IMPORT_LEAF_DEFAULTS, importLeafRound } from "./import_leaves.ts";
+import {
+  GLOBAL_IMPORT_LEAF_DEFAULTS,
+  globalImportLeafRound,
+  IMPORT_LEAF_DEFAULTS,
+  importLeafRound,
+} from "./import_leaves.ts";
 import { MatchState } from "./match_state.ts";
 
 /**
@@ -87,4 +92,28 @@ Deno.test("importLeafRound() leaves a pair less similar than the floor", () => {
   s.pair(0, 0, "bytes");
   assert.equal(importLeafRound(s, IMPORT_LEAF_DEFAULTS), 2);
   assert.equal(s.partnerA[1], -1);
+});
+
+Deno.test("globalImportLeafRound() pairs leaves whose imports no other function calls, with no matched caller", () => {
+  const { a, b } = sockets();
+  const s = new MatchState(a, b);
+  assert.equal(globalImportLeafRound(s, GLOBAL_IMPORT_LEAF_DEFAULTS), 3);
+  assert.deepEqual([...s.partnerA.slice(1, 4)], [1, 2, 3]);
+  assert.equal(s.matches.at(-1)!.round, "import_leaves:global");
+});
+
+Deno.test("globalImportLeafRound() leaves imports that a second function anywhere calls", () => {
+  // A function calling only `close` anywhere in b, even one that calls other functions too.
+  const { a, b } = sockets();
+  const s = new MatchState(a, [...b, fn("teardown", { imports: ["close"] })]);
+  assert.equal(globalImportLeafRound(s, GLOBAL_IMPORT_LEAF_DEFAULTS), 2);
+  assert.equal(s.partnerA[3], -1);
+});
+
+Deno.test("globalImportLeafRound() leaves a function that calls functions of its own binary", () => {
+  const { a, b } = sockets();
+  calls(b[3]!, b[4]!);
+  const s = new MatchState(a, b);
+  assert.equal(globalImportLeafRound(s, GLOBAL_IMPORT_LEAF_DEFAULTS), 2);
+  assert.equal(s.partnerA[3], -1);
 });

@@ -33,7 +33,12 @@ import { GAP_DEFAULTS, gapRound } from "./gaps.ts";
 import { LAST_ANCHOR_DEFAULTS, lastAnchorRound } from "./last_anchors.ts";
 import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradicted.ts";
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
-import { IMPORT_LEAF_DEFAULTS, importLeafRound } from "./import_leaves.ts";
+import {
+  GLOBAL_IMPORT_LEAF_DEFAULTS,
+  globalImportLeafRound,
+  IMPORT_LEAF_DEFAULTS,
+  importLeafRound,
+} from "./import_leaves.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -421,6 +426,8 @@ export function* matchSteps(
     yield* step(WRAPPER_DEFAULTS.round, () => wrapperRound(s, WRAPPER_DEFAULTS));
     yield* step(OUTLINED_DEFAULTS.round, () => outlinedRound(s, OUTLINED_DEFAULTS));
     yield* step(IMPORT_LEAF_DEFAULTS.round, () => importLeafRound(s, IMPORT_LEAF_DEFAULTS));
+    const global = GLOBAL_IMPORT_LEAF_DEFAULTS;
+    yield* step(global.round, () => globalImportLeafRound(s, global));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
