@@ -39,6 +39,7 @@ import {
   IMPORT_LEAF_DEFAULTS,
   importLeafRound,
 } from "./import_leaves.ts";
+import { SOLE_CALLER_DEFAULTS, soleCallerRound } from "./sole_callers.ts";
 
 export type { Match } from "./match_state.ts";
 
@@ -428,6 +429,7 @@ export function* matchSteps(
     yield* step(IMPORT_LEAF_DEFAULTS.round, () => importLeafRound(s, IMPORT_LEAF_DEFAULTS));
     const global = GLOBAL_IMPORT_LEAF_DEFAULTS;
     yield* step(global.round, () => globalImportLeafRound(s, global));
+    yield* step(SOLE_CALLER_DEFAULTS.round, () => soleCallerRound(s, SOLE_CALLER_DEFAULTS));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
