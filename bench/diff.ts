@@ -25,13 +25,16 @@
  *       2.9.9 → 3.14.0 (Debian's fuse and fuse3: one library across a major release that
  *       reworked its API); c-ares 1.18.1 (Debian's) → 1.28.1 as Node.js 18.20.4 vendors it
  *       (deps/cares: ten releases that rebuilt it on a DNS record API, threads and an event loop);
+ *       and one more, added in session 23 before any matcher work on it: hiredis 0.14.1
+ *       (Debian's) → 1.0.3 as Redis 7.0.15 vendors it (deps/hiredis: a major release that added
+ *       RESP3, pluggable allocators and connection options, and renamed its sds strings hi_sds*);
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
  * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, SQLITE340_RENAMES, lzma54Name, zstd154Name,
- * nghttp2152Name, fuse314Name, cares128Name, CURL788_RENAMES, and CMake's zlib by zlib's names,
- * unmangleCmZlib);
+ * nghttp2152Name, fuse314Name, cares128Name, hiredis103Name, CURL788_RENAMES, and CMake's zlib
+ * by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
  * Wrong pairs are counted by the round that made them, and apart those whose a name is missing
@@ -48,7 +51,8 @@
  *                                         "vendored" selects the seven library pairs, "zlib",
  *                                         "zstd", "liblzma", "expat", "nghttp2", "libarchive",
  *                                         "curl" one each, "SQLCipher" the fork, "pcre2",
- *                                         "libfuse", "c-ares" the last three held-out pairs)
+ *                                         "libfuse", "c-ares", "hiredis" the last four held-out
+ *                                         pairs)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *   REMCP_BENCH_DUMP=DIR …               (also write each pair's features, symbols and found
  *                                         starts to DIR/NAME.json: bench/diff_offline.ts reruns
@@ -290,6 +294,10 @@ const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
   cares: (dir) =>
     `-DHAVE_CONFIG_H -DCARES_BUILDING_LIBRARY -DCARES_STATICLIB -I${DRIVERS}/cares ` +
     `-I${dir}/include -I${dir}/src/lib ${DRIVERS}/cares.c $(ls ${dir}/src/lib/*.c | tr '\n' ' ')`,
+  // The library's Makefile objects (dict.c is included by async.c; ssl.c is a second library).
+  hiredis: (dir) =>
+    `-I${dir} ${DRIVERS}/hiredis.c $(ls ${dir}/*.c | grep -v -e test.c -e dict.c -e ssl.c | ` +
+    "tr '\\n' ' ')",
   // lib/ and lib/modules/ but the BSD mount code and fuse 2's separate libulockmgr; the API
   // version (FUSE_USE_VERSION) and the version each release's build sets are added by fuse().
   fuse: (dir) =>
@@ -382,6 +390,12 @@ const CARES128_RENAMES = new Map([
   ["set_search", "config_search"],
 ]);
 const cares128Name = (n: string) => CARES128_RENAMES.get(n) ?? n;
+
+/**
+ * hiredis 1.0 renamed its copy of sds (the string library it shares with Redis) to hi_sds*, so
+ * that both link into one program: the same functions under the new prefix.
+ */
+const hiredis103Name = (n: string) => /^sds/.test(n) ? `hi_${n}` : n;
 
 /**
  * Where c-ares 1.28.1 moved a 1.18.1 body (see LUA54_SPLITS): its ares_send parses the query
@@ -1109,6 +1123,21 @@ if (import.meta.main) {
     ) return undefined;
     return build("cares1281-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.cares!(dir));
   };
+  /**
+   * hiredis 1.0.3 as Redis 7.0.15 vendors it (deps/hiredis/ of Debian's redis source, whose
+   * patches leave it alone): only that folder is unpacked from the orig tarball.
+   */
+  const hiredisInRedis = async () => {
+    const dir = join(WORK, "redis-7.0.15/deps/hiredis");
+    if (
+      !(await exists(dir)) &&
+      !(await sh(
+        "apt-get source -qq --download-only redis 2>&1 && " +
+          "tar xzf redis_7.0.15.orig.tar.gz redis-7.0.15/deps/hiredis",
+      ))
+    ) return undefined;
+    return build("hiredis103-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.hiredis!(dir));
+  };
   /** libfuse from Debian's fuse or fuse3 tree, with the API version its own build uses. */
   const fuse =
     (tag: string, pkg: string, tree: string, api: number, version: string) => async () => {
@@ -1212,6 +1241,13 @@ if (import.meta.main) {
       b: caresInNode,
       rename: cares128Name,
       splits: CARES128_SPLITS,
+    },
+    {
+      name:
+        "version: hiredis 0.14.1 (Debian's hiredis) → 1.0.3 (vendored in Redis 7.0.15) (gcc -O2)",
+      a: library("hiredis", "hiredis0141", "hiredis", "hiredis-0.14.1", "."),
+      b: hiredisInRedis,
+      rename: hiredis103Name,
     },
     {
       name: "version: libfuse 2.9.9 (Debian's fuse) → 3.14.0 (Debian's fuse3) (gcc -O2)",

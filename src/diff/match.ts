@@ -36,6 +36,14 @@ import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
 
+import {
+  GLOBAL_IMPORT_LEAF_DEFAULTS,
+  globalImportLeafRound,
+  IMPORT_LEAF_DEFAULTS,
+  importLeafRound,
+} from "./import_leaves.ts";
+import { SOLE_CALLER_DEFAULTS, soleCallerRound } from "./sole_callers.ts";
+
 export type { Match } from "./match_state.ts";
 
 /** What the matcher found. */
@@ -421,6 +429,10 @@ export function* matchSteps(
   if (!options.broad) {
     yield* step(WRAPPER_DEFAULTS.round, () => wrapperRound(s, WRAPPER_DEFAULTS));
     yield* step(OUTLINED_DEFAULTS.round, () => outlinedRound(s, OUTLINED_DEFAULTS));
+    yield* step(IMPORT_LEAF_DEFAULTS.round, () => importLeafRound(s, IMPORT_LEAF_DEFAULTS));
+    const global = GLOBAL_IMPORT_LEAF_DEFAULTS;
+    yield* step(global.round, () => globalImportLeafRound(s, global));
+    yield* step(SOLE_CALLER_DEFAULTS.round, () => soleCallerRound(s, SOLE_CALLER_DEFAULTS));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
