@@ -35,6 +35,7 @@ import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradi
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
+import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -76,6 +77,12 @@ export interface MatchOptions {
    * evidence ({@link ANCHOR_BROAD}): more pairs across compilers, fewer of them right.
    */
   broad?: boolean;
+  /**
+   * Each side's data slots holding function starts ([slot, start], from the backend's
+   * function_features): the function-pointer tables round ({@link tableRound}) pairs nothing
+   * without them.
+   */
+  pointers?: { a: readonly FunctionPointer[]; b: readonly FunctionPointer[] };
 }
 
 type Key = (f: FunctionFeatures) => string | undefined;
@@ -433,6 +440,7 @@ export function* matchSteps(
     const global = GLOBAL_IMPORT_LEAF_DEFAULTS;
     yield* step(global.round, () => globalImportLeafRound(s, global));
     yield* step(SOLE_CALLER_DEFAULTS.round, () => soleCallerRound(s, SOLE_CALLER_DEFAULTS));
+    yield* step(TABLE_DEFAULTS.round, () => tableRound(s, options.pointers, TABLE_DEFAULTS));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
