@@ -440,7 +440,6 @@ export function* matchSteps(
     const global = GLOBAL_IMPORT_LEAF_DEFAULTS;
     yield* step(global.round, () => globalImportLeafRound(s, global));
     yield* step(SOLE_CALLER_DEFAULTS.round, () => soleCallerRound(s, SOLE_CALLER_DEFAULTS));
-    yield* step(TABLE_DEFAULTS.round, () => tableRound(s, options.pointers, TABLE_DEFAULTS));
   }
 
   // The consistency check, then once more the rounds that can use what it freed (the withdrawn
@@ -506,6 +505,7 @@ export function* matchSteps(
       "bytes:unique",
       () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
     );
+    yield* step(TABLE_DEFAULTS.round, () => tableRound(s, options.pointers, TABLE_DEFAULTS));
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
     // placed, and the gaps that frees, to a fixpoint; then the first pass's once-only checks
     // again, on the pairs made since (last_check.ts), and the fixpoint once more on what they

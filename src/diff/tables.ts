@@ -19,6 +19,11 @@ export interface TableOptions {
   maxGap: number;
   /** Least matched pairs that must sit at the same distance for two tables to line up. */
   minVotes: number;
+  /**
+   * How many times more pairs must agree with a line-up than contradict it (a pair of two
+   * byte-identical handlers made the wrong way round, libfuse's `do_unlink` and `do_rmdir`).
+   */
+  minLead: number;
   /** Least similarity of a pair made at a table's place. */
   minSim: number;
 }
@@ -28,6 +33,7 @@ export const TABLE_DEFAULTS: TableOptions = {
   round: "tables",
   maxGap: 32,
   minVotes: 3,
+  minLead: 10,
   minSim: 0.3,
 };
 
@@ -94,36 +100,78 @@ export function tableRound(
     v.set(key, (v.get(key) ?? 0) + 1);
     votes.set(ta, v);
   }
-  // Tables lined up one to one: a's table → [b's table, distance].
-  const lined = new Map<number, [number, number]>();
-  const takenB = new Map<number, number>();
+  // Each table of a lines up at its most voted table and distance of b; the other votes, and
+  // matched functions facing other matched functions there, count against it.
+  const lined = new Map<number, { tb: number; delta: number; agree: number; against: number }>();
   for (const [ta, v] of votes) {
-    if (v.size !== 1) continue;
-    const [key, n] = [...v][0]!;
-    if (n < opts.minVotes) continue;
+    let best: [string, number] | undefined;
+    let total = 0;
+    for (const e of v) {
+      total += e[1];
+      if (!best || e[1] > best[1]) best = e;
+    }
+    const [key, agree] = best!;
     const [tb, delta] = key.split(":").map(Number) as [number, number];
-    lined.set(ta, [tb, delta]);
-    takenB.set(tb, (takenB.get(tb) ?? 0) + 1);
+    lined.set(ta, { tb, delta, agree, against: total - agree });
   }
-  for (const [ta, [tb]] of lined) if (takenB.get(tb)! > 1) lined.delete(ta);
-  // A matched function facing another matched function contradicts the line-up.
   for (const [sa, i] of A.fn) {
     const line = lined.get(A.table.get(sa)!);
     if (!line || partnerA[i] === -1) continue;
-    const sb = sa + line[1];
-    const j = B.fn.get(sb);
-    if (j === undefined || B.table.get(sb) !== line[0]) continue;
-    if (partnerB[j] !== -1 && partnerA[i] !== j) lined.delete(A.table.get(sa)!);
+    const j = B.fn.get(sa + line.delta);
+    if (j === undefined || B.table.get(sa + line.delta) !== line.tb) continue;
+    if (partnerB[j] !== -1 && partnerA[i] !== j && B.slotsOf.get(j)!.length === 1) line.against++;
   }
+  const takenB = new Map<number, number>();
+  for (const [ta, line] of lined) {
+    if (line.agree < opts.minVotes || line.against * opts.minLead > line.agree) lined.delete(ta);
+    else takenB.set(line.tb, (takenB.get(line.tb) ?? 0) + 1);
+  }
+  for (const [ta, line] of lined) if (takenB.get(line.tb)! > 1) lined.delete(ta);
 
+  // A table edited between the versions (Lua 5.3 dropped `bit32` from its list of libraries)
+  // lines up on either side of the edit at different distances: a slot is trusted only when the
+  // nearest matched slots before and after it in its table sit at its table's distance too. The
+  // free slots between those two are where the edit may be: a pair among them must be the most
+  // similar of its run on both sides (Lua 5.2's `bit32` faced 5.3's `math`, 5.2's own `math` one
+  // slot further).
+  const order = [...A.fn.keys()];
+  const orderB = [...B.fn.keys()];
+  /** The nearest matched slot of `a` from position k on, in its table, or undefined when its
+   * partner does not sit at the table's distance; the table's end is ±Infinity. */
+  const bound = (k: number, step: number, ta: number, line: { tb: number; delta: number }) => {
+    for (let q = k + step; q >= 0 && q < order.length; q += step) {
+      const sa = order[q]!;
+      if (A.table.get(sa) !== ta) break;
+      const i = A.fn.get(sa)!;
+      if (partnerA[i] === -1) continue;
+      const sb = sa + line.delta;
+      return B.table.get(sb) === line.tb && B.fn.get(sb) === partnerA[i] ? sa : undefined;
+    }
+    return step * Infinity;
+  };
   const wantA = new Map<number, Set<number>>();
   const wantB = new Map<number, Set<number>>();
-  for (const [sa, i] of A.fn) {
-    const line = lined.get(A.table.get(sa)!);
+  for (const [k, sa] of order.entries()) {
+    const i = A.fn.get(sa)!;
+    const ta = A.table.get(sa)!;
+    const line = lined.get(ta);
     if (!line || partnerA[i] !== -1) continue;
-    const sb = sa + line[1];
+    const sb = sa + line.delta;
     const j = B.fn.get(sb);
-    if (j === undefined || B.table.get(sb) !== line[0] || partnerB[j] !== -1) continue;
+    if (j === undefined || B.table.get(sb) !== line.tb || partnerB[j] !== -1) continue;
+    const lo = bound(k, -1, ta, line);
+    const hi = bound(k, 1, ta, line);
+    if (lo === undefined || hi === undefined) continue;
+    const runA = order.filter((x) =>
+      x > lo && x < hi && A.table.get(x) === ta && partnerA[A.fn.get(x)!] === -1
+    ).map((x) => A.fn.get(x)!);
+    const runB = orderB.filter((x) =>
+      x > lo + line.delta && x < hi + line.delta && B.table.get(x) === line.tb &&
+      partnerB[B.fn.get(x)!] === -1
+    ).map((x) => B.fn.get(x)!);
+    const sim = similarity(s.a[i]!, s.b[j]!);
+    if (runB.some((y) => y !== j && similarity(s.a[i]!, s.b[y]!) >= sim)) continue;
+    if (runA.some((x) => x !== i && similarity(s.a[x]!, s.b[j]!) >= sim)) continue;
     wantA.set(i, (wantA.get(i) ?? new Set()).add(j));
     wantB.set(j, (wantB.get(j) ?? new Set()).add(i));
   }

@@ -189,7 +189,9 @@ export function featureTools(db: DbAccess): ToolImpl[] {
         items.push({ ...f, name: fnName(d, fn), start: hex(f.start), callees: f.callees.map(hex) });
       }
       if (!args.pointers) return { ...page, items };
-      const listed = functionPointers(d).map(([slot, to]) => [hex(slot), hex(to)] as [string, string]);
+      const listed = functionPointers(d).map(([slot, to]) =>
+        [hex(slot), hex(to)] as [string, string]
+      );
       return { ...page, items, pointers: listed };
     }),
     impl(featureRowsSpec, async (_args, ctx) => {
