@@ -522,8 +522,8 @@ export function* matchSteps(
         yield* step("withdrawn:last", () => {
           taken = lastCheck(s, {
             round: "call_sites",
-            outscored: { rounds: OUTSCORED_ROUNDS, margin: 0.1 },
-            stray: { rounds: ["anchors"], ...STRAY },
+            outscored: { rounds: [...OUTSCORED_ROUNDS, TABLE_DEFAULTS.round], margin: 0.1 },
+            stray: { rounds: ["anchors", TABLE_DEFAULTS.round], ...STRAY },
           }).length;
         });
       }
