@@ -523,7 +523,7 @@ export function* matchSteps(
           taken = lastCheck(s, {
             round: "call_sites",
             outscored: { rounds: [...OUTSCORED_ROUNDS, TABLE_DEFAULTS.round], margin: 0.1 },
-            stray: { rounds: ["anchors", TABLE_DEFAULTS.round], ...STRAY },
+            stray: { rounds: ["anchors", TABLE_DEFAULTS.round], blind: ["tables"], ...STRAY },
           }).length;
         });
       }
