@@ -172,10 +172,17 @@ async function gatherBulk(
 
 /**
  * The function pointers function_features lists with `pointers: true`, or undefined when the
- * backend leaves them out.
+ * backend leaves them out or refuses the argument (a worker of an older version): they are extra
+ * evidence, and the diff goes on without them.
  */
 export async function pointersOf(call: ToolCaller): Promise<FunctionPointer[] | undefined> {
-  const page = await call("function_features", { offset: 0, limit: 1, pointers: true });
+  let page: Obj;
+  try {
+    page = await call("function_features", { offset: 0, limit: 1, pointers: true });
+  } catch (err) {
+    if (err instanceof RemcpError && err.code !== "Cancelled") return undefined;
+    throw err;
+  }
   if (!Array.isArray(page.pointers)) return undefined;
   return (page.pointers as unknown[][]).map((p) => [num(p[0]), num(p[1])]);
 }
