@@ -30,7 +30,7 @@ export const featureRowsSpec = defineTool({
      * slot order (the function-pointer tables round of the matcher); absent when the backend
      * cannot tell.
      */
-    pointers: z.array(z.tuple([z.number(), z.number()])).optional(),
+    pointers: z.array(z.array(z.number()).length(2)).optional(),
   }),
   annotations: READ_ONLY,
   tags: ["internal"],

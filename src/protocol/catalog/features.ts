@@ -43,7 +43,7 @@ export const functionFeatures = defineTool({
     ),
   }),
   output: pageOutput(FeatureItem).extend({
-    pointers: z.array(z.tuple([Hex, Hex])).optional().describe(
+    pointers: z.array(z.array(Hex).length(2)).optional().describe(
       "[slot, function start] for every pointer-sized data slot holding a function's start, " +
         "in slot order (only with pointers=true, and only from backends that can tell)",
     ),
