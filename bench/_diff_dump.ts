@@ -21,6 +21,12 @@ export interface DiffDump {
   foundB: number[];
   /** Old name → the new function its body moved to (counted right by the split-aware score). */
   splits?: [string, string][];
+  /**
+   * [slot, function start] of each side's data slots holding function starts (absent in dumps
+   * written before the function-pointer tables round, or from backends that cannot tell).
+   */
+  pointersA?: [number, number][];
+  pointersB?: [number, number][];
   /** The pairs (a start, b start) the server's diff_databases returned in the same run. */
   served: [number, number][];
 }

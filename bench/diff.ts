@@ -730,10 +730,12 @@ async function score(
   const dump = Deno.env.get("REMCP_BENCH_DUMP");
   if (dump) {
     const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+    const [pa, pb] = await Promise.all(ids.map((id) => pointersIn(client, id)));
     await writeDump(dump, {
       pair,
       a: fa!,
       b: fb!,
+      ...(pa && pb ? { pointersA: pa, pointersB: pb } : {}),
       symA: [...symA],
       symA0: [...symA0],
       symB: [...symB],
@@ -953,6 +955,18 @@ async function featuresOf(client: Client, id: string): Promise<FunctionFeatures[
     offset = page.next_offset as number | undefined;
   }
   return out;
+}
+
+/** The data slots holding function starts, as function_features lists them, if it does. */
+async function pointersIn(client: Client, id: string): Promise<[number, number][] | undefined> {
+  const page = await callLong(client, "function_features", {
+    database: id,
+    offset: 0,
+    limit: 1,
+    pointers: true,
+  });
+  const listed = page.pointers as [string, string][] | undefined;
+  return listed?.map(([slot, to]) => [Number(slot), Number(to)]);
 }
 
 /** Two large stripped binaries of one source, timed only (they carry no symbols to score). */

@@ -49,7 +49,8 @@ for (const file of files) {
   const d = JSON.parse(await Deno.readTextFile(join(dir, file))) as DiffDump;
   if (values.only !== undefined && !d.pair.includes(values.only)) continue;
   const t0 = performance.now();
-  const m = matchFunctions(d.a, d.b, { broad: values.broad });
+  const pointers = d.pointersA && d.pointersB ? { a: d.pointersA, b: d.pointersB } : undefined;
+  const m = matchFunctions(d.a, d.b, { broad: values.broad, ...(pointers ? { pointers } : {}) });
   const seconds = (performance.now() - t0) / 1000;
   const pairs = m.matches.map((x) => [d.a[x.a]!.start, d.b[x.b]!.start] as const);
   const symA = new Map(d.symA);

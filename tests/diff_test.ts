@@ -379,3 +379,26 @@ Deno.test({
       }
     }),
 });
+
+Deno.test(
+  "function_features: pointers=true lists the data slots holding function starts",
+  e2e,
+  () =>
+    session(async (h) => {
+      const a = await open(h.client, "diff_v1");
+      const plain = await ok(h.client, "function_features", { database: a, limit: 1 });
+      assert.equal(plain.pointers, undefined);
+      const r = await ok(h.client, "function_features", { database: a, limit: 1, pointers: true });
+      const pointers = r.pointers as [string, string][];
+      // A PIE: the slots are zero in the file, filled by R_X86_64_RELATIVE relocations.
+      assert.ok(pointers.length > 10, `pointers: ${pointers.length}`);
+      const fns = await ok(h.client, "list_functions", { database: a, limit: 10000 });
+      const starts = new Set((fns.items as Row[]).map((f) => Number(f.start)));
+      let last = -1;
+      for (const [slot, to] of pointers) {
+        assert.ok(starts.has(Number(to)), `${slot} → ${to} is not a function start`);
+        assert.ok(Number(slot) > last && Number(slot) % 8 === 0, `slot ${slot}`);
+        last = Number(slot);
+      }
+    }),
+);

@@ -56,8 +56,10 @@ export const diffDatabasesSpec = defineTool({
     "where the partners' callers call another function moves there (or is withdrawn when they " +
     "disagree), a pair whose matched callers and callees mostly " +
     "correspond to functions elsewhere is withdrawn and the structural rounds run once more; " +
-    "then unmatched functions pair by their places between matched pairs in address order, and " +
-    "by call-graph position once more (not with matching broad). Paged " +
+    "then unmatched functions pair by their places between matched pairs in address order, by " +
+    "their places in function-pointer tables lined up by matched pairs (backends that list " +
+    "data pointers: the embedded one), and by call-graph position once more (not with matching " +
+    "broad). Paged " +
     "(offset/limit, default 50); filter is a regex over either " +
     "name. Results are cached until either database's annotations change. Follow up with " +
     "diff_function on a changed pair, or port_annotations.",

@@ -25,6 +25,12 @@ export const featureRowsSpec = defineTool({
     rows: z.string(),
     /** Functions whose features this call computed; the rest were kept or stored earlier. */
     computed: z.number().int(),
+    /**
+     * [slot, function start] for every pointer-sized data slot holding a function's start, in
+     * slot order (the function-pointer tables round of the matcher); absent when the backend
+     * cannot tell.
+     */
+    pointers: z.array(z.array(z.number()).length(2)).optional(),
   }),
   annotations: READ_ONLY,
   tags: ["internal"],

@@ -10,6 +10,7 @@ import type { CallContext, Host } from "../supervisor/host.ts";
 import { computeFeatures, type FeatureInsn, type FunctionFeatures } from "./features.ts";
 import { decodeRows, featureRowsSpec, ROW_LAYOUT } from "./feature_rows.ts";
 import { hashText } from "./hash.ts";
+import type { FunctionPointer } from "./tables.ts";
 
 /** How features are read: the backend's bulk tool when it has one, or the shared tools only. */
 export type GatherMode = "auto" | "portable";
@@ -35,6 +36,11 @@ export function callerFor(sup: Host, id: string, ctx: CallContext): ToolCaller {
 export interface Gathered {
   features: FunctionFeatures[];
   computed?: number;
+  /**
+   * [slot, function start] for each data slot holding a function's start, in slot order; absent
+   * when the backend cannot tell (the matcher's function-pointer tables round then pairs nothing).
+   */
+  pointers?: FunctionPointer[];
 }
 
 /** Reads every function's features in one call, or undefined when the backend cannot. */
@@ -61,7 +67,12 @@ export function bulkReaderFor(sup: Host, id: string, ctx: CallContext): BulkRead
     if (value.layout !== ROW_LAYOUT || typeof rows !== "string") return undefined;
     const out = decodeRows(rows);
     progress(out.length, out.length);
-    return { features: out, computed: Number(value.computed) };
+    const pointers = value.pointers as FunctionPointer[] | undefined;
+    return {
+      features: out,
+      computed: Number(value.computed),
+      ...(Array.isArray(pointers) ? { pointers } : {}),
+    };
   };
 }
 
@@ -126,7 +137,9 @@ export async function gatherFeatures(
     const all = await bulk?.(progress);
     if (all) return all;
     try {
-      return { features: await gatherBulk(call, progress) };
+      const features = await gatherBulk(call, progress);
+      const pointers = await pointersOf(call);
+      return { features, ...(pointers ? { pointers } : {}) };
     } catch (err) {
       if (!(err instanceof RemcpError && err.code === "Unsupported")) throw err;
     }
@@ -155,6 +168,23 @@ async function gatherBulk(
     if (page.has_more !== true || typeof page.next_offset !== "number") return out;
     offset = page.next_offset;
   }
+}
+
+/**
+ * The function pointers function_features lists with `pointers: true`, or undefined when the
+ * backend leaves them out or refuses the argument (a worker of an older version): they are extra
+ * evidence, and the diff goes on without them.
+ */
+export async function pointersOf(call: ToolCaller): Promise<FunctionPointer[] | undefined> {
+  let page: Obj;
+  try {
+    page = await call("function_features", { offset: 0, limit: 1, pointers: true });
+  } catch (err) {
+    if (err instanceof RemcpError && err.code !== "Cancelled") return undefined;
+    throw err;
+  }
+  if (!Array.isArray(page.pointers)) return undefined;
+  return (page.pointers as unknown[][]).map((p) => [num(p[0]), num(p[1])]);
 }
 
 /** Remembers which optional tools the backend lacks, so each is tried once. */

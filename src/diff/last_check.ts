@@ -25,7 +25,8 @@ export interface LastCheckOptions {
   /** The round name of the pairs the call-site check moves. */
   round: string;
   outscored: { rounds: readonly string[]; margin: number };
-  stray: { rounds: readonly string[]; factor: number; floor: number };
+  /** `blind`: rounds whose pairs are no address-order neighbours ({@link strayPairs}). */
+  stray: { rounds: readonly string[]; factor: number; floor: number; blind?: readonly string[] };
 }
 
 /**
@@ -37,7 +38,7 @@ export function lastCheck(s: MatchState, opts: LastCheckOptions): Match[] {
   const { outscored: o, stray } = opts;
   const out = new Set([
     ...outscoredPairs(s, o.margin, o.rounds),
-    ...strayPairs(s, stray.rounds, stray.factor, stray.floor),
+    ...strayPairs(s, stray.rounds, stray.factor, stray.floor, stray.blind),
   ]);
   s.withdraw(out);
   return [...out, ...callSiteCheck(s, opts.round)];

@@ -35,6 +35,7 @@ import { ORDER_CONTRADICTED_DEFAULTS, orderContradicted } from "./order_contradi
 import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
+import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -76,6 +77,12 @@ export interface MatchOptions {
    * evidence ({@link ANCHOR_BROAD}): more pairs across compilers, fewer of them right.
    */
   broad?: boolean;
+  /**
+   * Each side's data slots holding function starts ([slot, start], from the backend's
+   * function_features): the function-pointer tables round ({@link tableRound}) pairs nothing
+   * without them.
+   */
+  pointers?: { a: readonly FunctionPointer[]; b: readonly FunctionPointer[] };
 }
 
 type Key = (f: FunctionFeatures) => string | undefined;
@@ -498,6 +505,7 @@ export function* matchSteps(
       "bytes:unique",
       () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
     );
+    yield* step(TABLE_DEFAULTS.round, () => tableRound(s, options.pointers, TABLE_DEFAULTS));
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
     // placed, and the gaps that frees, to a fixpoint; then the first pass's once-only checks
     // again, on the pairs made since (last_check.ts), and the fixpoint once more on what they
@@ -514,8 +522,8 @@ export function* matchSteps(
         yield* step("withdrawn:last", () => {
           taken = lastCheck(s, {
             round: "call_sites",
-            outscored: { rounds: OUTSCORED_ROUNDS, margin: 0.1 },
-            stray: { rounds: ["anchors"], ...STRAY },
+            outscored: { rounds: [...OUTSCORED_ROUNDS, TABLE_DEFAULTS.round], margin: 0.1 },
+            stray: { rounds: ["anchors", TABLE_DEFAULTS.round], blind: ["tables"], ...STRAY },
           }).length;
         });
       }

@@ -22,10 +22,20 @@ export class OrderDrift {
   readonly #k: number;
   /** The 90th percentile of the drift of trusted pairs; 0 when there are none. */
   readonly noise: number;
+  /** Functions of `a` whose pairs are no witness of address order (see the constructor). */
+  readonly #blind: ReadonlySet<number>;
 
-  constructor(s: MatchState, k = 4) {
+  /**
+   * `blind`: rounds (prefixes of the round names) whose pairs do not count as matched neighbours,
+   * pairs made by something other than address order that can sit anywhere (a function-pointer
+   * table's handlers: `tables.ts`).
+   */
+  constructor(s: MatchState, k = 4, blind: readonly string[] = []) {
     this.#s = s;
     this.#k = k;
+    this.#blind = new Set(
+      s.matches.filter((m) => blind.some((r) => m.round.startsWith(r))).map((m) => m.a),
+    );
     this.#orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
     this.#rankA = ranks(this.#orderA);
     this.#rankB = ranks([...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start));
@@ -48,7 +58,7 @@ export class OrderDrift {
       let n = 0;
       for (let r = at + step; r >= 0 && r < this.#orderA.length && n < this.#k; r += step) {
         const p = partnerA[this.#orderA[r]!]!;
-        if (p === -1) continue;
+        if (p === -1 || this.#blind.has(this.#orderA[r]!)) continue;
         near.push(this.#rankB[p]!);
         n++;
       }
@@ -77,15 +87,17 @@ export function ranks(order: readonly number[]): Int32Array {
 
 /**
  * The pairs of `rounds` (prefixes of their round names) that stray from their neighbours'
- * address order as {@link OrderDrift.strays} tells, with every other pair in place.
+ * address order as {@link OrderDrift.strays} tells, with every other pair in place (but those of
+ * `blind`, which witness nothing of address order).
  */
 export function strayPairs(
   s: MatchState,
   rounds: readonly string[],
   factor: number,
   floor: number,
+  blind: readonly string[] = [],
 ): Set<Match> {
-  const drift = new OrderDrift(s);
+  const drift = new OrderDrift(s, 4, blind);
   return new Set(
     s.matches.filter((m) =>
       rounds.some((r) => m.round.startsWith(r)) && drift.strays(m.a, m.b, factor, floor)

@@ -60,3 +60,17 @@ Deno.test("strayPairs() finds the pairs of the given rounds far from their neigh
   // Nothing is taken back: the caller withdraws what it gets.
   assert.equal(s.partnerA[50], 150);
 });
+
+Deno.test("strayPairs() does not take pairs of blind rounds for neighbours", () => {
+  // a[100] ↔ b[10] sits far from its neighbours' partners; a[96]–a[104], freed and paired by a
+  // table with b[6]–b[14], would make it look in place.
+  const near = [96, 97, 98, 99, 101, 102, 103, 104];
+  const s = sameOrder(200, [100, 10, ...near, ...near.map((k) => k - 90)]);
+  s.pair(100, 10, "anchors");
+  for (const k of near) s.pair(k, k - 90, "tables");
+  assert.equal(strayPairs(s, ["anchors"], 12, 64).size, 0);
+  assert.deepEqual(
+    [...strayPairs(s, ["anchors"], 12, 64, ["tables"])].map((m) => [m.a, m.b]),
+    [[100, 10]],
+  );
+});

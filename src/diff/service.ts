@@ -54,7 +54,7 @@ function remember<T>(map: Map<string, T>, key: string, value: T, max: number): v
 export class DiffService {
   // Both keyed by content (stamps), not database ids: a file closed and opened again, with the
   // same analysis and annotations, finds its features and diffs.
-  #features = new Map<string, FunctionFeatures[]>();
+  #features = new Map<string, Omit<Gathered, "computed">>();
   #diffs = new Map<string, Omit<Diff, "cached">>();
 
   /** The diff of databases `a` and `b` (cached while neither changes). */
@@ -117,6 +117,7 @@ export class DiffService {
     try {
       const steps = matchSteps(fa, fb, {
         broad: matching === "broad",
+        ...(ga.pointers && gb.pointers ? { pointers: { a: ga.pointers, b: gb.pointers } } : {}),
         signal: ctx.signal,
         onRound: (round, matched) =>
           ctx.progress(doneA + doneB, totalA + totalB, `matching: ${round}, ${matched} matched`),
@@ -154,11 +155,14 @@ export class DiffService {
     const key = stamp === undefined ? undefined : `${stamp}\u0000${mode}`;
     const hit = key === undefined ? undefined : this.#features.get(key);
     if (hit) {
-      progress(hit.length, hit.length);
-      return { features: hit, computed: 0 };
+      progress(hit.features.length, hit.features.length);
+      return { ...hit, computed: 0 };
     }
     const value = await gatherFeatures(call, mode, progress, bulk);
-    if (key !== undefined) remember(this.#features, key, value.features, MAX_FEATURE_SETS);
+    if (key !== undefined) {
+      const { computed: _, ...kept } = value;
+      remember(this.#features, key, kept, MAX_FEATURE_SETS);
+    }
     return value;
   }
 }

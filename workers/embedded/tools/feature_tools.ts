@@ -44,6 +44,45 @@ async function featuresOf(d: EmbeddedDb, fn: FunctionInfo): Promise<FunctionFeat
   }, (v) => v >= MIN_ADDRESS && d.image.isMapped(v));
 }
 
+/**
+ * Every pointer-sized, aligned data slot holding a function's start, as [slot, start] in slot
+ * order. A position-independent file keeps such slots zero and fills them by relocation, so the
+ * relocations say it; a file without relocations to functions has them in its data, read as
+ * words. Import tables and GOTs are left out: their order is the linker's, not the source's.
+ */
+export function functionPointers(d: EmbeddedDb): [number, number][] {
+  const image = d.image;
+  const starts = new Set(analysisOf(d).functions().map((f) => f.start));
+  const size = image.bits === 64 ? 8 : 4;
+  const skip = /^(\.got|\.plt|\.dyn|\.gnu|\.rela?|\.idata|__got|__la_symbol|__nl_symbol)/;
+  const inData = (at: number) => {
+    const s = image.sectionAt(at);
+    return s !== undefined && (s.kind === "data" || s.kind === "rodata") && !skip.test(s.name);
+  };
+  const out = new Map<number, number>();
+  for (const r of image.relocations) {
+    if (r.target !== undefined && starts.has(r.target) && r.address % size === 0) {
+      if (inData(r.address)) out.set(r.address, r.target);
+    }
+  }
+  if (out.size === 0) {
+    const little = image.endian === "little";
+    for (const s of image.sections) {
+      if ((s.kind !== "data" && s.kind !== "rodata") || s.fileSize === 0 || skip.test(s.name)) {
+        continue;
+      }
+      const b = image.read(s.start, Math.min(s.end - s.start, s.fileSize));
+      if (b === undefined) continue;
+      const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (let o = (size - (s.start % size)) % size; o + size <= b.length; o += size) {
+        const p = size === 8 ? Number(v.getBigUint64(o, little)) : v.getUint32(o, little);
+        if (p !== 0 && starts.has(p)) out.set(s.start + o, p);
+      }
+    }
+  }
+  return [...out].sort((x, y) => x[0] - y[0]);
+}
+
 // The stored features' key: bumped when computeFeatures changes what it makes of the same
 // analysis (a sample is recomputed on load as well, see loadStored).
 const FEATURES_VERSION = 1;
@@ -52,8 +91,13 @@ const CACHE_KEY = `features:v${FEATURES_VERSION}.${ROW_LAYOUT}`;
 // changed under the same analysis shows there, and the stored rows are then not used.
 const SAMPLE = 8;
 
-function rowsResult(functions: number, rows: string, computed: number) {
-  return { functions, layout: ROW_LAYOUT, rows, computed };
+function rowsResult(
+  functions: number,
+  rows: string,
+  computed: number,
+  pointers: [number, number][],
+) {
+  return { functions, layout: ROW_LAYOUT, rows, computed, pointers };
 }
 
 /** The stored form: the analysis id the rows were computed from, a newline, the rows. */
@@ -144,7 +188,11 @@ export function featureTools(db: DbAccess): ToolImpl[] {
         const f = await featuresFor(d, fn);
         items.push({ ...f, name: fnName(d, fn), start: hex(f.start), callees: f.callees.map(hex) });
       }
-      return { ...page, items };
+      if (!args.pointers) return { ...page, items };
+      const listed = functionPointers(d).map(([slot, to]) =>
+        [hex(slot), hex(to)] as [string, string]
+      );
+      return { ...page, items, pointers: listed };
     }),
     impl(featureRowsSpec, async (_args, ctx) => {
       const d = db();
@@ -169,9 +217,9 @@ export function featureTools(db: DbAccess): ToolImpl[] {
         const rows = encodeRows(out.map((f, k) => ({ ...f, name: names[k]! })));
         if (id !== undefined) last = { id, names, rows };
         store(d, rows);
-        return rowsResult(out.length, rows, computed - before);
+        return rowsResult(out.length, rows, computed - before, functionPointers(d));
       }
-      return rowsResult(out.length, last!.rows, computed - before);
+      return rowsResult(out.length, last!.rows, computed - before, functionPointers(d));
     }, { uncapped: true, textField: "rows" }),
   ];
 }
