@@ -33,10 +33,28 @@ async function withWorker(
     log,
   });
   try {
+    await untilLoaded(worker);
     await fn(worker, stderr);
   } finally {
     await worker.close(2000);
     await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Waits (a condition, polled) until the worker has loaded its file: a call before that is refused
+ * with Busy ("still loading"), which a busy machine makes likely for the first calls.
+ */
+async function untilLoaded(worker: WorkerProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      await worker.callStructured("read_bytes", { address: "0x0", size: 1 }, { timeoutMs: 60_000 });
+      return;
+    } catch (err) {
+      if (!(err instanceof RemcpError) || err.code !== "Busy" || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 }
 
