@@ -1,5 +1,6 @@
 /** Synthetic function features for the matcher's unit tests. */
 import type { FunctionFeatures } from "./features.ts";
+import { MatchState } from "./match_state.ts";
 
 let next = 0x1000;
 
@@ -31,4 +32,13 @@ export function fn(name: string, over: Partial<FunctionFeatures> = {}): Function
 /** Makes `caller` call each of `callees`. */
 export function calls(caller: FunctionFeatures, ...callees: FunctionFeatures[]): void {
   caller.callees = [...caller.callees, ...callees.map((f) => f.start)];
+}
+
+/** Two builds of `n` functions in the same order, all but `free` paired with their own copy by bytes. */
+export function sameOrder(n: number, free: number[]): MatchState {
+  const a = Array.from({ length: n }, (_, k) => fn(`f${k}`));
+  const b = Array.from({ length: n }, (_, k) => fn(`f${k}`));
+  const s = new MatchState(a, b);
+  for (let k = 0; k < n; k++) if (!free.includes(k)) s.pair(k, k, "bytes");
+  return s;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fn } from "./_test_features.ts";
+import { fn, sameOrder } from "./_test_features.ts";
 import { lastCheck, type LastCheckOptions } from "./last_check.ts";
 import { MatchState } from "./match_state.ts";
 
@@ -8,15 +8,6 @@ const OPTS: LastCheckOptions = {
   outscored: { rounds: ["anchors"], margin: 0.1 },
   stray: { rounds: ["anchors"], factor: 12, floor: 64 },
 };
-
-/** Two builds of `n` functions in the same order, all but `free` paired with their own copy. */
-function sameOrder(n: number, free: number[]): MatchState {
-  const a = Array.from({ length: n }, (_, k) => fn(`f${k}`));
-  const b = Array.from({ length: n }, (_, k) => fn(`f${k}`));
-  const s = new MatchState(a, b);
-  for (let k = 0; k < n; k++) if (!free.includes(k)) s.pair(k, k, "bytes");
-  return s;
-}
 
 Deno.test("lastCheck() withdraws and bans a position pair far from its neighbours' order", () => {
   const s = sameOrder(200, [50, 150, 60, 61]);

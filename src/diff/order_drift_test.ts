@@ -1,19 +1,7 @@
 import assert from "node:assert/strict";
-import { fn } from "./_test_features.ts";
+import { fn, sameOrder } from "./_test_features.ts";
 import { MatchState } from "./match_state.ts";
 import { OrderDrift, strayPairs } from "./order_drift.ts";
-
-/**
- * Two builds of a program of `n` functions in the same order, every function but `free` paired
- * with its own copy by bytes, as the exact rounds pair them.
- */
-function sameOrder(n: number, free: number[]): MatchState {
-  const a = Array.from({ length: n }, (_, k) => fn(`f${k}`));
-  const b = Array.from({ length: n }, (_, k) => fn(`f${k}`));
-  const s = new MatchState(a, b);
-  for (let k = 0; k < n; k++) if (!free.includes(k)) s.pair(k, k, "bytes");
-  return s;
-}
 
 Deno.test("OrderDrift measures a partner's distance from where its neighbours' partners are", () => {
   // Free a[50] between matched 46–49 and 51–54: their partners' median is b[51].
