@@ -137,9 +137,7 @@ export async function gatherFeatures(
     const all = await bulk?.(progress);
     if (all) return all;
     try {
-      const features = await gatherBulk(call, progress);
-      const pointers = await pointersOf(call);
-      return { features, ...(pointers ? { pointers } : {}) };
+      return await gatherBulk(call, progress);
     } catch (err) {
       if (!(err instanceof RemcpError && err.code === "Unsupported")) throw err;
     }
@@ -148,43 +146,51 @@ export async function gatherFeatures(
   return { features, computed: features.length };
 }
 
+/**
+ * Every function's features in pages of function_features, with the function pointers each page
+ * lists (`pointers: true`). A backend that leaves the pointers out, or refuses the argument (a
+ * worker of an older version), gives none: they are extra evidence, and the diff goes on without.
+ */
 async function gatherBulk(
   call: ToolCaller,
   progress: (done: number, total: number) => void,
-): Promise<FunctionFeatures[]> {
-  const out: FunctionFeatures[] = [];
+): Promise<Gathered> {
+  const features: FunctionFeatures[] = [];
+  const pointers: FunctionPointer[] = [];
+  let asked = true;
+  let listed = false;
   let offset = 0;
   for (;;) {
     // About 300 items fill the default 128 KB output cap; a page under it is never cut and re-serialised.
-    const page = await call("function_features", { offset, limit: 250 });
+    const args = { offset, limit: 250, ...(asked ? { pointers: true } : {}) };
+    let page: Obj;
+    try {
+      page = await call("function_features", args);
+    } catch (err) {
+      const refused = err instanceof RemcpError && err.code !== "Cancelled" &&
+        err.code !== "Unsupported";
+      if (!(refused && asked && offset === 0)) throw err;
+      asked = false;
+      continue;
+    }
     for (const f of items(page)) {
-      out.push({
+      features.push({
         ...(f as unknown as FunctionFeatures),
         start: num(f.start),
         callees: (f.callees as string[]).map(num),
       });
     }
-    progress(out.length, num(page.total));
-    if (page.has_more !== true || typeof page.next_offset !== "number") return out;
+    if (asked && Array.isArray(page.pointers)) {
+      listed = true;
+      for (const p of page.pointers as unknown[][]) pointers.push([num(p[0]), num(p[1])]);
+    }
+    progress(features.length, num(page.total));
+    if (page.has_more !== true || typeof page.next_offset !== "number") {
+      pointers.sort((x, y) => x[0] - y[0]);
+      return { features, ...(listed ? { pointers } : {}) };
+    }
     offset = page.next_offset;
   }
-}
-
-/**
- * The function pointers function_features lists with `pointers: true`, or undefined when the
- * backend leaves them out or refuses the argument (a worker of an older version): they are extra
- * evidence, and the diff goes on without them.
- */
-export async function pointersOf(call: ToolCaller): Promise<FunctionPointer[] | undefined> {
-  let page: Obj;
-  try {
-    page = await call("function_features", { offset: 0, limit: 1, pointers: true });
-  } catch (err) {
-    if (err instanceof RemcpError && err.code !== "Cancelled") return undefined;
-    throw err;
-  }
-  if (!Array.isArray(page.pointers)) return undefined;
-  return (page.pointers as unknown[][]).map((p) => [num(p[0]), num(p[1])]);
 }
 
 /** Remembers which optional tools the backend lacks, so each is tried once. */

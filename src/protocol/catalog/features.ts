@@ -31,7 +31,7 @@ export const functionFeatures = defineTool({
     "bytes, mnemonic sequence and mnemonic multiset, CFG signature, mnemonic histogram, " +
     "referenced strings, imports and constants, and callees. Paged, in address order; filter " +
     "is a regex over names.\nWith pointers=true the result also lists `pointers`: the " +
-    "pointer-sized data slots that hold a function's start (from relocations in a " +
+    "pointer-sized data slots that hold the start of one of the page's functions (from relocations in a " +
     "position-independent file, from the data itself otherwise), which diff_databases uses to " +
     "pair functions at the same place of two function-pointer tables. A backend that cannot " +
     "tell leaves `pointers` out, and that round then pairs nothing.\n" +
@@ -39,13 +39,13 @@ export const functionFeatures = defineTool({
   input: z.strictObject({
     ...FilteredPageInput,
     pointers: z.boolean().optional().describe(
-      "Also list the data slots holding function starts (all of them, whatever the page)",
+      "Also list the data slots holding the starts of this page's functions",
     ),
   }),
   output: pageOutput(FeatureItem).extend({
     pointers: z.array(z.array(Hex).length(2)).optional().describe(
-      "[slot, function start] for every pointer-sized data slot holding a function's start, " +
-        "in slot order (only with pointers=true, and only from backends that can tell)",
+      "[slot, function start] for every pointer-sized data slot holding the start of one of " +
+        "this page's functions, in slot order (only with pointers=true, and only from backends that can tell)",
     ),
   }),
   annotations: READ_ONLY,

@@ -189,7 +189,10 @@ export function featureTools(db: DbAccess): ToolImpl[] {
         items.push({ ...f, name: fnName(d, fn), start: hex(f.start), callees: f.callees.map(hex) });
       }
       if (!args.pointers) return { ...page, items };
-      const listed = functionPointers(d).map(([slot, to]) =>
+      // The slots pointing at this page's functions only, so that a page stays under the output
+      // cap however many tables the binary has (a 5 MB program holds thousands of slots).
+      const onPage = new Set(page.items.map((f) => f.start));
+      const listed = functionPointers(d).filter(([, to]) => onPage.has(to)).map(([slot, to]) =>
         [hex(slot), hex(to)] as [string, string]
       );
       return { ...page, items, pointers: listed };
