@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { FunctionFeatures } from "../src/diff/features.ts";
+import type { FunctionPointer } from "../src/diff/tables.ts";
 
 /** What REMCP_BENCH_DUMP writes per pair. */
 export interface DiffDump {
@@ -25,8 +26,8 @@ export interface DiffDump {
    * [slot, function start] of each side's data slots holding function starts (absent in dumps
    * written before the function-pointer tables round, or from backends that cannot tell).
    */
-  pointersA?: [number, number][];
-  pointersB?: [number, number][];
+  pointersA?: readonly FunctionPointer[];
+  pointersB?: readonly FunctionPointer[];
   /** The pairs (a start, b start) the server's diff_databases returned in the same run. */
   served: [number, number][];
 }

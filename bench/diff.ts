@@ -75,7 +75,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import type { FunctionFeatures } from "../src/diff/features.ts";
+import { type Gathered, gatherFeatures } from "../src/diff/gather.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { type Harness, startRemcp } from "../tests/_harness.ts";
 import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
@@ -729,12 +729,12 @@ async function score(
   const [foundA, foundB] = await Promise.all([found(ids[0]!), found(ids[1]!)]);
   const dump = Deno.env.get("REMCP_BENCH_DUMP");
   if (dump) {
-    const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
-    const [pa, pb] = await Promise.all(ids.map((id) => pointersIn(client, id)));
+    const [ga, gb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+    const [pa, pb] = [ga!.pointers, gb!.pointers];
     await writeDump(dump, {
       pair,
-      a: fa!,
-      b: fb!,
+      a: ga!.features,
+      b: gb!.features,
       ...(pa && pb ? { pointersA: pa, pointersB: pb } : {}),
       symA: [...symA],
       symA0: [...symA0],
@@ -882,10 +882,11 @@ async function timeOnly(h: Harness, name: string, a: string, b: string) {
   const mb = ((await Deno.stat(a)).size + (await Deno.stat(b)).size) / 2 / 1e6;
   // The matcher alone on the same features, in this process: what the diff costs beyond reading
   // features (the workers keep them, so this second read is mostly transport).
-  const [fa, fb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+  const [ga, gb] = await Promise.all(ids.map((id) => featuresOf(client, id)));
+  const pointers = ga!.pointers && gb!.pointers ? { a: ga!.pointers, b: gb!.pointers } : undefined;
   const t2 = performance.now();
   const c2 = process.cpuUsage();
-  const m = matchFunctions(fa!, fb!);
+  const m = matchFunctions(ga!.features, gb!.features, pointers ? { pointers } : {});
   const matchSeconds = (performance.now() - t2) / 1000;
   const c3 = process.cpuUsage(c2);
   const matchCpu = (c3.user + c3.system) / 1e6;
@@ -939,34 +940,12 @@ async function againFromStore(
   }
 }
 
-/** Every function_features row of database `id`, as the diff service reads them. */
-async function featuresOf(client: Client, id: string): Promise<FunctionFeatures[]> {
-  const out: FunctionFeatures[] = [];
-  let offset: number | undefined = 0;
-  while (offset !== undefined) {
-    const page = await callLong(client, "function_features", { database: id, offset, limit: 250 });
-    for (const f of page.items as Record<string, unknown>[]) {
-      out.push({
-        ...(f as unknown as FunctionFeatures),
-        start: Number(f.start),
-        callees: (f.callees as string[]).map(Number),
-      });
-    }
-    offset = page.next_offset as number | undefined;
-  }
-  return out;
-}
-
-/** The data slots holding function starts, as function_features lists them, if it does. */
-async function pointersIn(client: Client, id: string): Promise<[number, number][] | undefined> {
-  const page = await callLong(client, "function_features", {
-    database: id,
-    offset: 0,
-    limit: 1,
-    pointers: true,
-  });
-  const listed = page.pointers as [string, string][] | undefined;
-  return listed?.map(([slot, to]) => [Number(slot), Number(to)]);
+/** Every function_features row of database `id` and its function pointers, as the diff service reads them. */
+async function featuresOf(client: Client, id: string): Promise<Gathered> {
+  // The server's own pager: function_features page by page, with each page's function pointers.
+  const call = (name: string, args: Record<string, unknown>) =>
+    callLong(client, name, { ...args, database: id }) as Promise<Record<string, unknown>>;
+  return await gatherFeatures(call, "auto", () => {});
 }
 
 /** Two large stripped binaries of one source, timed only (they carry no symbols to score). */
