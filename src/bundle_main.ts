@@ -40,17 +40,61 @@ export function moveBlobsIntoComments(code: string, minLength = MIN_BLOB): strin
   ].join("\n");
 }
 
-/** Bundles src/main.ts into `out` and moves its WASM literals; returns the exit code. */
-export async function bundleMain(out: string): Promise<number> {
-  const entry = fileURLToPath(new URL("./main.ts", import.meta.url));
+/** The sandbox bundle's placeholder in the main bundle (src/sandbox/sandbox_bundle.ts). */
+const SANDBOX_PLACEHOLDER = /(["'`])@@remcp-sandbox-bundle@@\1/g;
+
+/**
+ * Puts the sandbox's own bundle (`sandbox`, JavaScript) into the main bundle `code`, as base64
+ * over its one placeholder literal. Throws when the placeholder is not there exactly once (the
+ * minifier or sandbox_bundle.ts changed): a bundle that silently starts its sandboxes from the
+ * whole file would only be slower, and nobody would notice.
+ */
+export function embedSandbox(code: string, sandbox: string): string {
+  const found = code.match(SANDBOX_PLACEHOLDER)?.length ?? 0;
+  if (found !== 1) {
+    throw new Error(
+      `the bundle holds the sandbox placeholder ${found} times, not once: ` +
+        "check src/sandbox/sandbox_bundle.ts",
+    );
+  }
+  const encoded = new TextEncoder().encode(sandbox) as unknown as { toBase64(): string };
+  return code.replace(SANDBOX_PLACEHOLDER, () => `"${encoded.toBase64()}"`);
+}
+
+/** `deno bundle --minify` of `entry` into `out`; the exit code. */
+async function denoBundle(entry: string, out: string): Promise<number> {
   const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--minify", "--quiet", "-o", out, entry],
+    args: [
+      "bundle",
+      "--minify",
+      "--quiet",
+      "-o",
+      out,
+      fileURLToPath(new URL(entry, import.meta.url)),
+    ],
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  if (!built.success) return built.code || 1;
-  await Deno.writeTextFile(out, moveBlobsIntoComments(await Deno.readTextFile(out)));
-  return 0;
+  return built.success ? 0 : built.code || 1;
+}
+
+/**
+ * Bundles src/main.ts into `out` with the sandbox's own bundle inside, and moves their WASM
+ * literals; returns the exit code.
+ */
+export async function bundleMain(out: string): Promise<number> {
+  const sandboxOut = await Deno.makeTempFile({ prefix: "remcp-sandbox-bundle-", suffix: ".js" });
+  try {
+    const code = await denoBundle("./sandbox/bundle_entry.ts", sandboxOut) ||
+      await denoBundle("./main.ts", out);
+    if (code !== 0) return code;
+    const sandbox = moveBlobsIntoComments(await Deno.readTextFile(sandboxOut));
+    const main = embedSandbox(await Deno.readTextFile(out), sandbox);
+    await Deno.writeTextFile(out, moveBlobsIntoComments(main));
+    return 0;
+  } finally {
+    await Deno.remove(sandboxOut).catch(() => {});
+  }
 }
 
 if (import.meta.main) {

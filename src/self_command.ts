@@ -4,6 +4,7 @@
  * again with the flags that module needs. Nothing spawns `deno` by name.
  */
 import { fileURLToPath } from "node:url";
+import { sandboxBundlePath } from "./sandbox/sandbox_bundle.ts";
 
 /** A program and its arguments, ready for `Deno.Command`. */
 export interface SelfCommand {
@@ -21,6 +22,8 @@ export interface SelfLaunch {
   main: string;
   /** Whether a local file exists (for the checkout's deno.json). */
   exists(path: string): boolean;
+  /** A bundle's file holding the sandbox alone (sandbox/sandbox_bundle.ts), if it carries one. */
+  sandboxBundle?: () => string | undefined;
 }
 
 /** The running process, as {@link selfCommand} sees it by default. */
@@ -29,6 +32,7 @@ export function currentLaunch(): SelfLaunch {
     standalone: Deno.build.standalone,
     execPath: Deno.execPath(),
     main: mainModuleUrl(),
+    sandboxBundle: sandboxBundlePath,
     exists(path) {
       try {
         Deno.statSync(path);
@@ -63,6 +67,15 @@ export function selfCommand(
 ): SelfCommand {
   if (launch.standalone) {
     return { command: launch.execPath, args: [subcommand, ...args] };
+  }
+  // A bundle starts its sandboxes from the sandbox's own bundle: a fraction of the whole's start
+  // and memory. Like the whole bundle, it needs no config.
+  const alone = subcommand === "sandbox" ? launch.sandboxBundle?.() : undefined;
+  if (alone !== undefined) {
+    return {
+      command: launch.execPath,
+      args: ["run", "-A", "--quiet", "--no-prompt", "--no-config", alone, subcommand, ...args],
+    };
   }
   return {
     command: launch.execPath,

@@ -70,3 +70,24 @@ Deno.test("selfCommand() runs a remote bundle with no config", () => {
     "sandbox",
   ]);
 });
+
+Deno.test("selfCommand() starts a bundle's sandboxes from the sandbox's own bundle", () => {
+  const bundle = launch("file:///tmp/dl/remcp.js", {
+    sandboxBundle: () => "/tmp/remcp-sandbox-1.js",
+  });
+  assert.deepEqual(selfCommand("sandbox", ["--connect", "/s"], bundle).args, [
+    "run",
+    "-A",
+    "--quiet",
+    "--no-prompt",
+    "--no-config",
+    "/tmp/remcp-sandbox-1.js",
+    "sandbox",
+    "--connect",
+    "/s",
+  ]);
+  // Other subcommands, and a bundle that could not write the file, run the whole bundle.
+  assert.ok(selfCommand("worker", [], bundle).args.includes("file:///tmp/dl/remcp.js"));
+  const unwritten = launch("file:///tmp/dl/remcp.js", { sandboxBundle: () => undefined });
+  assert.ok(selfCommand("sandbox", [], unwritten).args.includes("file:///tmp/dl/remcp.js"));
+});

@@ -180,27 +180,50 @@ Deno.test("deno task bundle writes one self-contained file", async () => {
 Deno.test("bundle serves MCP with an empty DENO_DIR and no network", e2e, async () => {
   const path = await bundle();
   const env = await isolatedEnv(true);
+  // The sandbox's file goes to a temporary folder of this test's own, so it is told apart.
+  const tmp = env.TMPDIR = await tempDir("remcp-tmp-");
   const cwd = fileURLToPath(new URL(".", `file://${path}`));
   // Exactly the README command, run where the user saved the file.
   const s = await connect(Deno.execPath(), ["run", "-A", "remcp.js"], env, cwd);
+  let sandboxFile: string | undefined;
   try {
     await journey(s.client);
     if (Deno.build.os === "linux") {
-      const children = (await commandLines()).filter((c) => c.includes(path) && c.includes("run"));
-      for (const sub of ["worker", "sandbox"]) {
-        const found = children.find((c) => c.includes(` ${sub}`));
-        assert.ok(found?.includes("--no-config"), `a ${sub} runs the bundle: ${children}`);
-      }
+      const lines = await commandLines();
+      const worker = lines.find((c) => c.includes(path) && / worker\b/.test(c));
+      assert.ok(worker?.includes("--no-config"), `a worker runs the bundle: ${lines}`);
+      // Sandboxes run the sandbox's own bundle, which the supervisor wrote to a private file.
+      const sandbox = lines.find((c) => c.includes(`${tmp}/remcp-sandbox-`));
+      assert.ok(sandbox?.includes("--no-config"), `a sandbox runs its own bundle: ${lines}`);
+      sandboxFile = /\S*remcp-sandbox-\S*\.js/.exec(sandbox!)![0];
     }
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- server stderr ---\n${s.stderr()}`);
   } finally {
     await s.close();
   }
+  // The supervisor removes the sandbox's file when it ends.
+  if (sandboxFile) await waitUntilGone(sandboxFile);
   // Supervisor, worker and sandbox all ran from the bundle: nothing was fetched or cached.
   const cached = await listTree(env.DENO_DIR!);
   assert.deepEqual(cached.filter((n) => /^(npm\/.|remote|deps|gen\/)/.test(n)), []);
 });
+
+/** Resolves once `path` no longer exists; fails after 30 s. */
+async function waitUntilGone(path: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await Deno.stat(path);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${path} is still there 30 s after the server ended`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** Why no Python worker can run here, or undefined when one can. */
 async function noPython(): Promise<string | undefined> {
