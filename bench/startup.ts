@@ -9,11 +9,15 @@
  * Prints each against the floor. Targets: the bundle answers `initialize` within 1.5× the floor;
  * an idle supervisor stays at or under 80 MB.
  *
- *   deno run -A bench/startup.ts [runs]
+ * `--base FILE` adds another bundle (e.g. one built from an earlier commit) to the turns, for A/B.
+ *
+ *   deno run -A bench/startup.ts [runs] [--base OTHER_BUNDLE.js]
  */
 import { fixture, repoPath } from "../tests/_harness.ts";
 
-const RUNS = Number(Deno.args[0] ?? 20);
+const baseAt = Deno.args.indexOf("--base");
+const BASE = baseAt >= 0 ? Deno.args[baseAt + 1] : undefined;
+const RUNS = Number(Deno.args.find((a, i) => /^\d+$/.test(a) && i !== baseAt + 1) ?? 20);
 const FILE = fixture("elf_x86_64_gcc_O2");
 const FLOOR_SERVER = `
 import { McpServer } from "@modelcontextprotocol/server";
@@ -190,6 +194,7 @@ async function run(args: string[], cwd: string): Promise<void> {
 await run(["task", "bundle"], repoPath(""));
 const work = await Deno.makeTempDir({ prefix: "remcp-bench-startup-" });
 await Deno.copyFile(repoPath("dist/remcp.js"), `${work}/remcp.js`);
+if (BASE) await Deno.copyFile(BASE, `${work}/base.js`);
 await Deno.writeTextFile(`${work}/floor.ts`, FLOOR_SERVER);
 const config = repoPath("deno.json");
 // Load the floor's npm packages once so its first spawn does not pay for resolution.
@@ -209,6 +214,9 @@ const variants: Variant[] = [
     cwd: repoPath(""),
     remcp: true,
   },
+  ...(BASE
+    ? [{ name: "base bundle", args: ["run", "-A", "base.js"], cwd: work, remcp: true }]
+    : []),
 ];
 
 // One unmeasured warm-up each (module and code caches), then the variants take turns, so a
