@@ -97,18 +97,17 @@ export function tableCheck(
     }
     // Slots of b[m.b]: the function of a facing each.
     for (const sb of B.slotsOf.get(m.b) ?? []) {
-      for (const line of lines.lined.values()) {
-        if (line.tb !== B.table.get(sb)) continue;
-        const sa = sb - line.delta;
-        const i = A.fn.get(sa);
-        if (i === undefined || lines.lineOf(sa) !== line) continue;
-        if (i === m.a) confirmed = true;
-        if (i === m.a || partnerA[i] !== -1) continue;
-        const run = runOf(lines, sa);
-        if (!run || within(A.slotsOf.get(m.a), run.inA)) continue;
-        contradicted = true;
-        if (run.alone) placed.push([i, m.b]);
-      }
+      const line = lines.linedB.get(B.table.get(sb)!)?.line;
+      if (!line) continue;
+      const sa = sb - line.delta;
+      const i = A.fn.get(sa);
+      if (i === undefined || lines.lineOf(sa) !== line) continue;
+      if (i === m.a) confirmed = true;
+      if (i === m.a || partnerA[i] !== -1) continue;
+      const run = runOf(lines, sa);
+      if (!run || within(A.slotsOf.get(m.a), run.inA)) continue;
+      contradicted = true;
+      if (run.alone) placed.push([i, m.b]);
     }
     if (confirmed || !contradicted) continue;
     out.push(m);

@@ -72,6 +72,8 @@ export class TableLines {
   readonly B: Slots;
   /** Table of `a` → its line-up. */
   readonly lined = new Map<number, Line>();
+  /** Table of `b` → the one table of `a` lined up with it, and the line-up. */
+  readonly linedB = new Map<number, { ta: number; line: Line }>();
   /** The slots of `a` and of `b`, in address order. */
   readonly order: number[];
   readonly orderB: number[];
@@ -133,6 +135,7 @@ export class TableLines {
       else takenB.set(line.tb, (takenB.get(line.tb) ?? 0) + 1);
     }
     for (const [ta, line] of lined) if (takenB.get(line.tb)! > 1) lined.delete(ta);
+    for (const [ta, line] of lined) this.linedB.set(line.tb, { ta, line });
   }
 
   /** The line-up of the table holding slot `sa` of `a`, if it lines up. */
