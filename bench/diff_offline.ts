@@ -88,17 +88,31 @@ for (const file of files) {
   );
   out[d.pair] = { precision: s.precision, recall: s.recall, judged: s.judged, correct: s.correct };
   if (!values.misses) continue;
-  for (const i of s.wrong) {
-    const x = m.matches[i]!;
-    console.log(
-      `  wrong: ${symA0.get(pairs[i]![0])} → ${symB.get(pairs[i]![1])} (${x.round}, similarity ${
-        x.similarity.toFixed(3)
-      })`,
-    );
-  }
   const matchedA = new Map(pairs.map(([a, b]) => [a, b]));
   const matchedB = new Set(pairs.map(([, b]) => b));
   const startB = new Map(d.symB.map(([at, n]) => [n, at]));
+  const startA = new Map(d.symA.map(([at, n]) => [n, at]));
+  // Where each side's true partner is: a pair whose partners both do not exist on the other side
+  // is a rename or a merge, arguable as wrong; one whose partner stands free was a wrong choice.
+  const fate = (at: number | undefined, found: Set<number>, matched: { has(k: number): boolean }) =>
+    at === undefined || !found.has(at)
+      ? "absent"
+      : matched.has(at)
+      ? "matched elsewhere"
+      : "unmatched";
+  for (const i of s.wrong) {
+    const x = m.matches[i]!;
+    const [pa, pb] = pairs[i]!;
+    const trueB = startB.get(symA.get(pa)!);
+    const trueA = startA.get(symB.get(pb)!);
+    console.log(
+      `  wrong: ${symA0.get(pa)} → ${symB.get(pb)} (${x.round}, similarity ${
+        x.similarity.toFixed(3)
+      }; a's partner ${fate(trueB, foundB, matchedB)}, b's partner ${
+        fate(trueA, foundA, matchedA)
+      })`,
+    );
+  }
   for (const [at, n] of symA) {
     const bt = startB.get(n);
     if (bt === undefined || !foundA.has(at) || !foundB.has(bt) || matchedA.get(at) === bt) continue;

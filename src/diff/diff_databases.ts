@@ -58,7 +58,8 @@ export const diffDatabasesSpec = defineTool({
     "correspond to functions elsewhere is withdrawn and the structural rounds run once more; " +
     "then unmatched functions pair by their places between matched pairs in address order, by " +
     "their places in function-pointer tables lined up by matched pairs (backends that list " +
-    "data pointers: the embedded one), and by call-graph position once more (not with matching " +
+    "data pointers: the embedded one; a pair such a table contradicts moves to the function at " +
+    "its slot, or is withdrawn), and by call-graph position once more (not with matching " +
     "broad). Paged " +
     "(offset/limit, default 50); filter is a regex over either " +
     "name. Results are cached until either database's annotations change. Follow up with " +

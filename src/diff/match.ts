@@ -36,6 +36,7 @@ import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
 import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
+import { TABLE_CHECK_DEFAULTS, tableCheck } from "./table_check.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -506,6 +507,11 @@ export function* matchSteps(
       () => uniqueBytesRound(s, { round: "bytes:unique", bytes: BYTES, shape: MNEMONICS }),
     );
     yield* step(TABLE_DEFAULTS.round, () => tableRound(s, options.pointers, TABLE_DEFAULTS));
+    // Pairs a lined-up table contradicts, moved to the function the table places there.
+    yield* step(
+      TABLE_CHECK_DEFAULTS.round,
+      () => tableCheck(s, options.pointers, TABLE_CHECK_DEFAULTS),
+    );
     // Then position once more, for what the check's last pass freed and what the gaps' pairs
     // placed, and the gaps that frees, to a fixpoint; then the first pass's once-only checks
     // again, on the pairs made since (last_check.ts), and the fixpoint once more on what they
