@@ -36,6 +36,7 @@ import { OUTLINED_DEFAULTS, outlinedRound } from "./outlined.ts";
 import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
 import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
+import { GAP_EDGE_DEFAULTS, gapEdgeRound } from "./gap_edges.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -515,6 +516,8 @@ export function* matchSteps(
         const n = s.matches.length;
         yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
         yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
+        // The edges of the gaps of unequal length, as a third witness beside the two above.
+        yield* step(GAP_EDGE_DEFAULTS.round, () => gapEdgeRound(s, GAP_EDGE_DEFAULTS));
         if (s.matches.length === n) break;
       }
       let taken = 0;
