@@ -37,6 +37,7 @@ import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
 import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
 import { GAP_EDGE_DEFAULTS, gapEdgeRound } from "./gap_edges.ts";
+import { MUTUAL_LEAD_DEFAULTS, mutualLeadRound } from "./mutual_lead.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -532,6 +533,8 @@ export function* matchSteps(
       }
       if (taken === 0) break;
     }
+    // Last of all, and leading nothing further: leftovers that are each other's clear choice.
+    yield* step(MUTUAL_LEAD_DEFAULTS.round, () => mutualLeadRound(s, MUTUAL_LEAD_DEFAULTS));
   }
 
   return {
