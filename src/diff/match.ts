@@ -38,6 +38,7 @@ import { lastCheck } from "./last_check.ts";
 import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
 import { GAP_EDGE_DEFAULTS, gapEdgeRound } from "./gap_edges.ts";
 import { MUTUAL_LEAD_DEFAULTS, mutualLeadRound } from "./mutual_lead.ts";
+import { CALLER_SET_DEFAULTS, callerSetRound } from "./caller_sets.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -533,7 +534,9 @@ export function* matchSteps(
       }
       if (taken === 0) break;
     }
-    // Last of all, and leading nothing further: leftovers that are each other's clear choice.
+    // Leftovers placed by their matched callers alone, then those that are each other's clear
+    // choice by similarity; neither leads anything further.
+    yield* step(CALLER_SET_DEFAULTS.round, () => callerSetRound(s, CALLER_SET_DEFAULTS));
     yield* step(MUTUAL_LEAD_DEFAULTS.round, () => mutualLeadRound(s, MUTUAL_LEAD_DEFAULTS));
   }
 
