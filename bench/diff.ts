@@ -28,12 +28,17 @@
  *       and one more, added in session 23 before any matcher work on it: hiredis 0.14.1
  *       (Debian's) → 1.0.3 as Redis 7.0.15 vendors it (deps/hiredis: a major release that added
  *       RESP3, pluggable allocators and connection options, and renamed its sds strings hi_sds*);
+ *       and two more added in session 24, scored before any matcher work on them: LMDB 0.9.24
+ *       (Debian's lmdb) → 0.9.29 as OpenLDAP 2.5.13 vendors it (libraries/liblmdb: five
+ *       bug-fix releases) and ngtcp2 0.12.1 (Debian's) → 1.3.0 as Node.js 18.20.4 vendors it
+ *       (deps/ngtcp2/ngtcp2: the QUIC library across its 1.0 API clean-up, BBRv1 dropped);
  *   (2) the same source at -O2 and -O3; (3) gcc against clang (Lua 5.4.4 and SQLite 3.40.1).
  *
  * A matched pair is correct when both functions carry the same symbol (compiler suffixes such
  * as .isra.0 ignored; across releases, the functions the newer one renamed count by their new
  * name: LUA52_RENAMES, LUA53_RENAMES, LUA54_RENAMES, SQLITE340_RENAMES, lzma54Name, zstd154Name,
- * nghttp2152Name, fuse314Name, cares128Name, hiredis103Name, CURL788_RENAMES, and CMake's zlib
+ * nghttp2152Name, fuse314Name, cares128Name, hiredis103Name, CURL788_RENAMES, lmdb0929Name,
+ * ngtcp2130Name, and CMake's zlib
  * by zlib's names, unmangleCmZlib);
  * precision is over matched pairs whose two sides both have a symbol,
  * recall over the functions whose name is unique in both builds and that both analyses found.
@@ -51,8 +56,8 @@
  *                                         "vendored" selects the seven library pairs, "zlib",
  *                                         "zstd", "liblzma", "expat", "nghttp2", "libarchive",
  *                                         "curl" one each, "SQLCipher" the fork, "pcre2",
- *                                         "libfuse", "c-ares", "hiredis" the last four held-out
- *                                         pairs)
+ *                                         "libfuse", "c-ares", "hiredis" four held-out pairs,
+ *                                         "lmdb", "ngtcp2" the two of session 24)
  *   REMCP_BENCH_MISSES=1 …               (also list every wrong pair and every missed true pair)
  *   REMCP_BENCH_DUMP=DIR …               (also write each pair's features, symbols and found
  *                                         starts to DIR/NAME.json: bench/diff_offline.ts reruns
@@ -298,6 +303,12 @@ const LIBRARY_SOURCES: Record<string, (dir: string) => string> = {
   hiredis: (dir) =>
     `-I${dir} ${DRIVERS}/hiredis.c $(ls ${dir}/*.c | grep -v -e test.c -e dict.c -e ssl.c | ` +
     "tr '\\n' ' ')",
+  // The library's two files (its Makefile's liblmdb.a), without the tools and tests beside them.
+  lmdb: (dir) => `-pthread -I${dir} ${DRIVERS}/lmdb.c ${dir}/mdb.c ${dir}/midl.c`,
+  // Every .c file of lib/ (the QUIC library; the crypto backends are a separate library).
+  ngtcp2: (dir) =>
+    `-DHAVE_CONFIG_H -DNGTCP2_STATICLIB -I${DRIVERS}/ngtcp2 -I${dir}/includes -I${dir} ` +
+    `${DRIVERS}/ngtcp2.c $(ls ${dir}/*.c | tr '\n' ' ')`,
   // lib/ and lib/modules/ but the BSD mount code and fuse 2's separate libulockmgr; the API
   // version (FUSE_USE_VERSION) and the version each release's build sets are added by fuse().
   fuse: (dir) =>
@@ -396,6 +407,58 @@ const cares128Name = (n: string) => CARES128_RENAMES.get(n) ?? n;
  * that both link into one program: the same functions under the new prefix.
  */
 const hiredis103Name = (n: string) => /^sds/.test(n) ? `hi_${n}` : n;
+
+/**
+ * LMDB 0.9.24 compiles its environment teardown as mdb_env_close1 (a macro drops the unused
+ * `excl` argument where mutexes are POSIX); 0.9.29 keeps the argument where robust mutexes exist,
+ * as on Linux, so the same function keeps its declared name, mdb_env_close0.
+ */
+const lmdb0929Name = (n: string) => n === "mdb_env_close1" ? "mdb_env_close0" : n;
+
+/**
+ * Functions ngtcp2 1.x renamed from 0.12.1 (its 1.0 API clean-up), each checked in both trees:
+ * the old name gone from 1.3.0, the new one absent from 0.12.1. The close-error helpers became
+ * ngtcp2_ccerr_*, "early" became "0rtt" or "tls_…", the transport-parameter codecs and two
+ * predicates took new word orders, a static of ngtcp2_conn.c and one of the version negotiation
+ * were exported or renamed, and 1.3.0's ngtcp2_bbr.c is 0.12.1's ngtcp2_bbr2.c (BBRv2) under
+ * BBR's names, 0.12.1's BBRv1 dropped. Successors in the same role count as well: the decoder of
+ * the peer's transport parameters now also sets them, the 0-RTT setter takes the parameters
+ * without a version, and the statistics getter returns ngtcp2_conn_info. The congestion
+ * controllers' init functions are left out: 0.12.1 had an allocating one and a plain one for
+ * each, 1.3.0 one, and which one it continues is not one-to-one.
+ */
+const NGTCP2_130_RENAMES = new Map([
+  ["conn_create_ack_frame", "ngtcp2_conn_create_ack_frame"],
+  ["ngtcp2_conn_handshake_completed", "ngtcp2_conn_tls_handshake_completed"],
+  ["ngtcp2_conn_install_early_key", "ngtcp2_conn_install_0rtt_key"],
+  [
+    "ngtcp2_conn_decode_remote_transport_params",
+    "ngtcp2_conn_decode_and_set_remote_transport_params",
+  ],
+  [
+    "ngtcp2_conn_set_early_remote_transport_params_versioned",
+    "ngtcp2_conn_set_0rtt_remote_transport_params",
+  ],
+  ["ngtcp2_connection_close_error_default", "ngtcp2_ccerr_default"],
+  ["ngtcp2_connection_close_error_set_transport_error", "ngtcp2_ccerr_set_transport_error"],
+  ["ngtcp2_connection_close_error_set_transport_error_liberr", "ngtcp2_ccerr_set_liberr"],
+  ["ngtcp2_connection_close_error_set_transport_error_tls_alert", "ngtcp2_ccerr_set_tls_alert"],
+  ["ngtcp2_connection_close_error_set_application_error", "ngtcp2_ccerr_set_application_error"],
+  ["ngtcp2_conn_is_in_closing_period", "ngtcp2_conn_in_closing_period"],
+  ["ngtcp2_conn_is_in_draining_period", "ngtcp2_conn_in_draining_period"],
+  ["ngtcp2_conn_early_data_rejected", "ngtcp2_conn_tls_early_data_rejected"],
+  ["ngtcp2_conn_get_early_data_rejected", "ngtcp2_conn_get_tls_early_data_rejected"],
+  ["ngtcp2_conn_get_conn_stat_versioned", "ngtcp2_conn_get_conn_info_versioned"],
+  ["ngtcp2_conn_set_early_crypto_ctx", "ngtcp2_conn_set_0rtt_crypto_ctx"],
+  ["ngtcp2_conn_get_early_crypto_ctx", "ngtcp2_conn_get_0rtt_crypto_ctx"],
+  ["ngtcp2_conn_get_connection_close_error", "ngtcp2_conn_get_ccerr"],
+  ["ngtcp2_encode_transport_params_versioned", "ngtcp2_transport_params_encode_versioned"],
+  ["ngtcp2_decode_transport_params_versioned", "ngtcp2_transport_params_decode_versioned"],
+  ["ngtcp2_decode_transport_params_new", "ngtcp2_transport_params_decode_new"],
+  ["vneg_other_versions_includes", "vneg_available_versions_includes"],
+]);
+/** BBRv2's callbacks, bbr2_cc_*, are 1.3.0's bbr_cc_* (its other statics had bbr_ names already). */
+const ngtcp2130Name = (n: string) => NGTCP2_130_RENAMES.get(n) ?? n.replace(/^bbr2_cc_/, "bbr_cc_");
 
 /**
  * Where c-ares 1.28.1 moved a 1.18.1 body (see LUA54_SPLITS): its ares_send parses the query
@@ -1131,6 +1194,53 @@ if (import.meta.main) {
     ) return undefined;
     return build("hiredis103-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.hiredis!(dir));
   };
+  /**
+   * LMDB 0.9.29 as OpenLDAP 2.5.13 vendors it (libraries/liblmdb/ of Debian's openldap source,
+   * whose patches leave it alone): only that folder is unpacked from the orig tarball.
+   */
+  const lmdbInOpenldap = async () => {
+    const dir = join(WORK, "openldap-2.5.13/libraries/liblmdb");
+    if (
+      !(await exists(dir)) &&
+      !(await sh(
+        "apt-get source -qq --download-only openldap=2.5.13+dfsg-5 2>&1 && " +
+          "tar xJf openldap_2.5.13+dfsg.orig.tar.xz openldap-2.5.13/libraries/liblmdb",
+      ))
+    ) return undefined;
+    return build("lmdb0929-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.lmdb!(dir));
+  };
+  /**
+   * ngtcp2 0.12.1 from Debian's tree: its build generates version.h (the version string and
+   * number) from a template, done here as configure would; Node.js's copy ships the header.
+   */
+  const ngtcp2Debian = async () => {
+    const top = await debSource("ngtcp2", "ngtcp2-0.12.1+dfsg");
+    if (!top) return undefined;
+    const ver = join(top, "lib/includes/ngtcp2/version.h");
+    if (
+      !(await exists(ver)) &&
+      !(await sh(
+        `sed -e s/@PACKAGE_VERSION@/0.12.1/ -e s/@PACKAGE_VERSION_NUM@/0x000c01/ ${ver}.in ` +
+          `> ${ver}.new && mv ${ver}.new ${ver}`,
+      ))
+    ) return undefined;
+    return build("ngtcp2_0121-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.ngtcp2!(join(top, "lib")));
+  };
+  /**
+   * ngtcp2 1.3.0 as Node.js 18.20.4 vendors it (deps/ngtcp2/ngtcp2/ of Debian's nodejs source,
+   * whose patches leave it alone): only that folder is unpacked from the orig tarball.
+   */
+  const ngtcp2InNode = async () => {
+    const dir = join(WORK, "node-v18.20.4/deps/ngtcp2/ngtcp2");
+    if (
+      !(await exists(dir)) &&
+      !(await sh(
+        "apt-get source -qq --download-only nodejs=18.20.4+dfsg-1~deb12u2 2>&1 && " +
+          "tar xJf nodejs_18.20.4+dfsg.orig.tar.xz node-v18.20.4/deps/ngtcp2/ngtcp2",
+      ))
+    ) return undefined;
+    return build("ngtcp2_130-gcc-O2", "gcc", "-O2", LIBRARY_SOURCES.ngtcp2!(join(dir, "lib")));
+  };
   /** libfuse from Debian's fuse or fuse3 tree, with the API version its own build uses. */
   const fuse =
     (tag: string, pkg: string, tree: string, api: number, version: string) => async () => {
@@ -1241,6 +1351,19 @@ if (import.meta.main) {
       a: library("hiredis", "hiredis0141", "hiredis", "hiredis-0.14.1", "."),
       b: hiredisInRedis,
       rename: hiredis103Name,
+    },
+    {
+      name: "version: lmdb 0.9.24 (Debian's lmdb) → 0.9.29 (vendored in OpenLDAP 2.5.13) (gcc -O2)",
+      a: library("lmdb", "lmdb0924", "lmdb", "lmdb-0.9.24", "libraries/liblmdb"),
+      b: lmdbInOpenldap,
+      rename: lmdb0929Name,
+    },
+    {
+      name:
+        "version: ngtcp2 0.12.1 (Debian's ngtcp2) → 1.3.0 (vendored in Node.js 18.20.4) (gcc -O2)",
+      a: ngtcp2Debian,
+      b: ngtcp2InNode,
+      rename: ngtcp2130Name,
     },
     {
       name: "version: libfuse 2.9.9 (Debian's fuse) → 3.14.0 (Debian's fuse3) (gcc -O2)",

@@ -37,6 +37,9 @@ import { uniqueBytesRound } from "./unique_bytes.ts";
 import { lastCheck } from "./last_check.ts";
 import { type FunctionPointer, TABLE_DEFAULTS, tableRound } from "./tables.ts";
 import { TABLE_CHECK_DEFAULTS, tableCheck } from "./table_check.ts";
+import { GAP_EDGE_DEFAULTS, gapEdgeRound } from "./gap_edges.ts";
+import { MUTUAL_LEAD_DEFAULTS, mutualLeadRound } from "./mutual_lead.ts";
+import { CALLER_SET_DEFAULTS, callerSetRound } from "./caller_sets.ts";
 
 import {
   GLOBAL_IMPORT_LEAF_DEFAULTS,
@@ -521,6 +524,8 @@ export function* matchSteps(
         const n = s.matches.length;
         yield* step(LAST_ANCHOR_DEFAULTS.round, () => lastAnchorRound(s, LAST_ANCHOR_DEFAULTS));
         yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
+        // The edges of the gaps of unequal length, as a third witness beside the two above.
+        yield* step(GAP_EDGE_DEFAULTS.round, () => gapEdgeRound(s, GAP_EDGE_DEFAULTS));
         if (s.matches.length === n) break;
       }
       let taken = 0;
@@ -535,6 +540,10 @@ export function* matchSteps(
       }
       if (taken === 0) break;
     }
+    // Leftovers placed by their matched callers alone, then those that are each other's clear
+    // choice by similarity; neither leads anything further.
+    yield* step(CALLER_SET_DEFAULTS.round, () => callerSetRound(s, CALLER_SET_DEFAULTS));
+    yield* step(MUTUAL_LEAD_DEFAULTS.round, () => mutualLeadRound(s, MUTUAL_LEAD_DEFAULTS));
   }
 
   return {
