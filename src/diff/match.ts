@@ -526,6 +526,10 @@ export function* matchSteps(
         yield* step(GAP_DEFAULTS.round, () => gapRound(s, GAP_DEFAULTS));
         // The edges of the gaps of unequal length, as a third witness beside the two above.
         yield* step(GAP_EDGE_DEFAULTS.round, () => gapEdgeRound(s, GAP_EDGE_DEFAULTS));
+        // The tables again: the pairs made since their first pass are more votes for a line-up
+        // and more matched slots around a free one (+23 right pairs on 7 of bench/diff.ts's 24
+        // pairs, none wrong; docs/MEASUREMENTS.md, session 24).
+        yield* step(TABLE_DEFAULTS.round, () => tableRound(s, options.pointers, TABLE_DEFAULTS));
         if (s.matches.length === n) break;
       }
       let taken = 0;
