@@ -79,6 +79,7 @@ export class TableLines {
   readonly orderB: number[];
   readonly #s: MatchState;
   readonly #at: Map<number, number>;
+  readonly #atB: Map<number, number>;
 
   constructor(
     s: MatchState,
@@ -94,6 +95,7 @@ export class TableLines {
     this.order = [...A.fn.keys()];
     this.orderB = [...B.fn.keys()];
     this.#at = new Map(this.order.map((sa, k) => [sa, k]));
+    this.#atB = new Map(this.orderB.map((sb, k) => [sb, k]));
 
     // Votes of the matched pairs held once on each side: table of a → (table of b, distance) → n.
     const votes = new Map<number, Map<string, number>>();
@@ -173,5 +175,10 @@ export class TableLines {
   /** The position of slot `sa` in {@link order}. */
   positionOf(sa: number): number | undefined {
     return this.#at.get(sa);
+  }
+
+  /** The position of slot `sb` in {@link orderB}. */
+  positionOfB(sb: number): number | undefined {
+    return this.#atB.get(sb);
   }
 }
