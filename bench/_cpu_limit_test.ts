@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { runCpuLimited } from "./_cpu_limit.ts";
+
+Deno.test("runCpuLimited() returns the output of a child that stays under the limit", async () => {
+  const r = await runCpuLimited("sh", ["-c", "echo out; echo err >&2"], 60, 50);
+  assert.equal(r.success, true);
+  assert.equal(r.overLimit, false);
+  assert.equal(r.stdout, "out\n");
+  assert.equal(r.stderr, "err\n");
+});
+
+Deno.test("runCpuLimited() kills a child once it has used the CPU time allowed", async () => {
+  // A busy loop: however slowly a loaded machine schedules it, it reaches 0.2 CPU s.
+  const r = await runCpuLimited("sh", ["-c", "while :; do :; done"], 0.2, 50);
+  assert.equal(r.overLimit, true);
+  assert.equal(r.success, false);
+  assert.ok(r.cpuSeconds >= 0.2, `${r.cpuSeconds} CPU s`);
+});
+
+Deno.test("runCpuLimited() reports a child's failure without calling it over the limit", async () => {
+  const r = await runCpuLimited("sh", ["-c", "exit 3"], 60, 50);
+  assert.equal(r.success, false);
+  assert.equal(r.overLimit, false);
+});
