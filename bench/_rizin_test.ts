@@ -3,14 +3,25 @@ import { parseRzDiffFunctions } from "./_rizin.ts";
 
 Deno.test("parseRzDiffFunctions() skips analysis messages, pairs matched rows and collects each side's starts", () => {
   const text = "[x] Analyze all flags starting with sym. and entry0 (aa)\n" + JSON.stringify([
+    // The shape of Rizin 0.7.3's rows: pairs first, then each side's unmatched functions.
     {
-      name: "fcn.1",
-      similarity: 1,
-      original: { addr: 0x10, size: 4 },
-      modified: { addr: 0x20, size: 4 },
+      similarity: 0.979192,
+      type: "PARTIAL",
+      original: { name: "fcn.000024c0", addr: 0x10, size: 817 },
+      modified: { name: "fcn.000024c0", addr: 0x20, size: 817 },
     },
-    { similarity: 0, original: { addr: 0x30 }, modified: null },
-    { similarity: 0, original: null, modified: { addr: 0x40 } },
+    {
+      similarity: 0,
+      type: "UNLIKE",
+      original: { name: "fcn.30", addr: 0x30, size: 4 },
+      modified: null,
+    },
+    {
+      similarity: 0,
+      type: "UNLIKE",
+      original: null,
+      modified: { name: "fcn.40", addr: 0x40, size: 4 },
+    },
   ]);
   const f = parseRzDiffFunctions(text);
   assert.deepEqual(f.matched, [[0x10, 0x20]]);
