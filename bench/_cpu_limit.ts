@@ -1,5 +1,3 @@
-import { processCpuMs } from "./_cpu.ts";
-
 /** What {@link runCpuLimited} saw of a child process. */
 export interface CpuLimitedRun {
   /** The child exited with status 0 before the limit. */
@@ -8,7 +6,10 @@ export interface CpuLimitedRun {
   overLimit: boolean;
   stdout: string;
   stderr: string;
-  /** CPU seconds of the child's threads at its last reading (a lower bound once it has exited). */
+  /**
+   * CPU seconds of the child (all its threads, ended ones too) at the last reading, taken every
+   * `pollMs` while it ran: short of the total by at most one poll's worth.
+   */
   cpuSeconds: number;
   wallSeconds: number;
 }
@@ -65,4 +66,20 @@ export async function runCpuLimited(
     cpuSeconds: cpuMs / 1000,
     wallSeconds: (performance.now() - t0) / 1000,
   };
+}
+
+/** Linux's USER_HZ: /proc reports CPU times in these ticks. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time of a process so far, in ms, from /proc/PID/stat's utime + stime: unlike the per-thread
+ * schedstat of bench/_cpu.ts it keeps the time of threads that have ended (rz-diff matches on
+ * short-lived worker threads).
+ */
+export function processCpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // The fields after "pid (comm) ", where comm may hold spaces and parentheses: state is the
+  // first, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 1000 / TICKS_PER_SECOND;
 }
