@@ -153,7 +153,10 @@ export function parseRzDiffFunctions(text: string): RzDiffFunctions {
   // "[]".
   const at = text.search(/^\[\s*[{\]]/m);
   if (at < 0) throw new Error(`rz-diff printed no JSON array: ${text.slice(0, 200)}`);
-  const rows = RzDiffRows.parse(JSON.parse(text.slice(at)));
+  // Rizin 0.7.3 at times drops the comma between two rows ("}{"): seen on Lua 5.2.4 → 5.3.6 after
+  // a zero-size function its matcher could not read ("cannot allocate buffer for function").
+  // Function names hold no braces, so a brace pair can only be two rows.
+  const rows = RzDiffRows.parse(JSON.parse(text.slice(at).replaceAll(/\}\s*\{/g, "},{")));
   return {
     matched: rows.flatMap((r) =>
       r.original && r.modified ? [[r.original.addr, r.modified.addr] as const] : []

@@ -32,3 +32,16 @@ Deno.test("parseRzDiffFunctions() skips analysis messages, pairs matched rows an
 Deno.test("parseRzDiffFunctions() says what rz-diff printed when there is no JSON array", () => {
   assert.throws(() => parseRzDiffFunctions("Cannot open file"), /no JSON array: Cannot open file/);
 });
+
+Deno.test("parseRzDiffFunctions() reads rows whose separating comma rz-diff dropped", () => {
+  const row = (a: number | null, b: number | null) =>
+    JSON.stringify({
+      similarity: 0,
+      type: "UNLIKE",
+      original: a === null ? null : { name: `fcn.${a}`, addr: a, size: 0 },
+      modified: b === null ? null : { name: `fcn.${b}`, addr: b, size: 4 },
+    });
+  const f = parseRzDiffFunctions(`[${row(0x10, null)}${row(null, 0x20)}]`);
+  assert.deepEqual([...f.foundA], [0x10]);
+  assert.deepEqual([...f.foundB], [0x20]);
+});
