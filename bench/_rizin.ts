@@ -13,6 +13,8 @@ import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { findRizin, probeVersion, supported } from "../src/probes/rizin.ts";
 import { RizinPipe } from "../workers/rizin/pipe.ts";
 import { startRemcp } from "../tests/_harness.ts";
+import { z } from "zod";
+import { runCpuLimited } from "./_cpu_limit.ts";
 import { type MatchScore, scoreMatches } from "./_match_score.ts";
 
 /** Request options for calls that may run for a long time on a busy machine. */
@@ -107,18 +109,68 @@ export async function printAaaBeside(
 }
 
 /** rz-diff's function matching scored the way bench/diff.ts scores diff_databases. */
-export type RzDiffScore = Omit<MatchScore, "wrong"> & { matched: number; seconds: number };
+export type RzDiffScore = Omit<MatchScore, "wrong"> & {
+  matched: number;
+  seconds: number;
+  cpuSeconds: number;
+};
 
-interface RzDiffRow {
-  similarity: number;
-  original: { addr: number } | null;
-  modified: { addr: number } | null;
+/** rz-diff killed for going over its CPU-time limit, with what it had used by then. */
+export interface RzDiffOverLimit {
+  overLimit: true;
+  limitSeconds: number;
+  cpuSeconds: number;
+  seconds: number;
+}
+
+/**
+ * CPU time rz-diff may use on one pair before it is stopped (session 21 saw it run 47 minutes
+ * on SQLite without finishing): 40 CPU-minutes.
+ */
+export const RZ_DIFF_CPU_LIMIT_SECONDS = 2400;
+
+/** The function pairs and the function starts of each side in `rz-diff -t functions -j` output. */
+export interface RzDiffFunctions {
+  matched: (readonly [number, number])[];
+  foundA: Set<number>;
+  foundB: Set<number>;
+}
+
+const RzDiffRows = z.array(
+  z.object({
+    original: z.object({ addr: z.number() }).nullable().optional(),
+    modified: z.object({ addr: z.number() }).nullable().optional(),
+  }).loose(),
+);
+
+/**
+ * Parses `rz-diff -t functions -j` output: a JSON array of rows, each an `original` function (of
+ * the first file), a `modified` one (of the second) or both when rz-diff paired them. Anything rz-diff
+ * printed before the array (analysis messages) is skipped.
+ */
+export function parseRzDiffFunctions(text: string): RzDiffFunctions {
+  // A message such as "[x] Analyze all flags" is not the array: that starts a line with "[{" or
+  // "[]".
+  const at = text.search(/^\[\s*[{\]]/m);
+  if (at < 0) throw new Error(`rz-diff printed no JSON array: ${text.slice(0, 200)}`);
+  // Rizin 0.7.3 at times drops the comma between two rows ("}{"): seen on Lua 5.2.4 → 5.3.6 after
+  // a zero-size function its matcher could not read ("cannot allocate buffer for function").
+  // Function names hold no braces, so a brace pair can only be two rows.
+  const rows = RzDiffRows.parse(JSON.parse(text.slice(at).replaceAll(/\}\s*\{/g, "},{")));
+  return {
+    matched: rows.flatMap((r) =>
+      r.original && r.modified ? [[r.original.addr, r.modified.addr] as const] : []
+    ),
+    foundA: new Set(rows.flatMap((r) => r.original ? [r.original.addr] : [])),
+    foundB: new Set(rows.flatMap((r) => r.modified ? [r.modified.addr] : [])),
+  };
 }
 
 /**
  * `rz-diff -t functions` (which runs `aaa` on both files, then matches) on the stripped pair;
  * `symA`/`symB` map function starts to the unstripped builds' unique names (a's already renamed
  * to b's names). Scored as diff_databases is ({@link scoreMatches}), over the starts rizin found.
+ * Stopped once it has used `cpuLimitSeconds` of CPU time.
  */
 export async function rzDiffScore(
   rz: RizinForBench,
@@ -126,28 +178,31 @@ export async function rzDiffScore(
   b: string,
   symA: Map<number, string>,
   symB: Map<number, string>,
-): Promise<RzDiffScore> {
+  cpuLimitSeconds = RZ_DIFF_CPU_LIMIT_SECONDS,
+): Promise<RzDiffScore | RzDiffOverLimit> {
   if (!rz.rzDiff) throw new Error(`no rz-diff beside ${rz.rizin}`);
-  const t0 = performance.now();
-  const out = await new Deno.Command(rz.rzDiff, {
-    args: ["-t", "functions", "-j", "-C", a, b],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const seconds = (performance.now() - t0) / 1000;
-  const text = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
-    throw new Error(`rz-diff failed: ${new TextDecoder().decode(out.stderr).slice(-400)}`);
-  }
-  const rows = JSON.parse(text.slice(text.indexOf("["))) as RzDiffRow[];
-  const foundA = new Set(rows.flatMap((r) => r.original ? [r.original.addr] : []));
-  const foundB = new Set(rows.flatMap((r) => r.modified ? [r.modified.addr] : []));
-  const matched = rows.flatMap((r) =>
-    r.original && r.modified ? [[r.original.addr, r.modified.addr] as const] : []
+  const run = await runCpuLimited(
+    rz.rzDiff,
+    ["-t", "functions", "-j", "-C", a, b],
+    cpuLimitSeconds,
   );
+  if (run.overLimit) {
+    return {
+      overLimit: true,
+      limitSeconds: cpuLimitSeconds,
+      cpuSeconds: run.cpuSeconds,
+      seconds: run.wallSeconds,
+    };
+  }
+  if (!run.success) throw new Error(`rz-diff failed: ${run.stderr.slice(-400)}`);
+  const { matched, foundA, foundB } = parseRzDiffFunctions(run.stdout);
   const { wrong: _, ...score } = scoreMatches(matched, symA, symB, foundA, foundB);
-  return { ...score, matched: matched.length, seconds };
+  return {
+    ...score,
+    matched: matched.length,
+    seconds: run.wallSeconds,
+    cpuSeconds: run.cpuSeconds,
+  };
 }
 
 /** rz-diff on a bench/diff.ts pair, printed beside remcp's score and time for it. */
@@ -159,23 +214,37 @@ export async function printRzDiffBeside(
   symB: Map<number, string>,
   remcp: { f1: number; openSeconds: number; diffSeconds: number },
   rename: (name: string) => string = (n) => n,
+  cpuLimitSeconds = RZ_DIFF_CPU_LIMIT_SECONDS,
 ): Promise<void> {
   if (!rz.rzDiff) {
     console.log(`  rz-diff: skipped (no rz-diff beside ${rz.rizin})`);
     return;
   }
   const renamed = new Map([...symA].map(([at, n]) => [at, rename(n)]));
-  const s = await rzDiffScore(rz, `${a}.stripped`, `${b}.stripped`, renamed, symB);
+  const s = await rzDiffScore(rz, `${a}.stripped`, `${b}.stripped`, renamed, symB, cpuLimitSeconds);
   const remcpSeconds = remcp.openSeconds + remcp.diffSeconds;
+  const load = Deno.loadavg()[0]!.toFixed(1);
+  if ("overLimit" in s) {
+    console.log(
+      `  rz-diff ${rz.version} -t functions: not finished in ${
+        (s.limitSeconds / 60).toFixed(0)
+      } CPU-min (stopped after ${s.cpuSeconds.toFixed(0)} CPU s, ${
+        s.seconds.toFixed(0)
+      } s wall; remcp F1 ${remcp.f1.toFixed(3)}, open+analysis+diff ${
+        remcpSeconds.toFixed(1)
+      } s, load ${load})`,
+    );
+    return;
+  }
   console.log(
     `  rz-diff ${rz.version} -t functions: truth ${s.truth}, matched ${s.matched}, judged ${s.judged}, ` +
       `correct ${s.correct}: precision ${s.precision.toFixed(3)}, recall ${
         s.recall.toFixed(3)
-      }, F1 ${s.f1.toFixed(3)} (remcp F1 ${remcp.f1.toFixed(3)}); ${
-        s.seconds.toFixed(1)
-      } s with its two aaa vs remcp open+analysis+diff ${remcpSeconds.toFixed(1)} s (${
+      }, F1 ${s.f1.toFixed(3)} (remcp F1 ${remcp.f1.toFixed(3)}); ${s.seconds.toFixed(1)} s (${
+        s.cpuSeconds.toFixed(1)
+      } CPU s) with its two aaa vs remcp open+analysis+diff ${remcpSeconds.toFixed(1)} s (${
         (s.seconds / remcpSeconds).toFixed(2)
-      }×, load ${Deno.loadavg()[0]!.toFixed(1)})`,
+      }×, load ${load})`,
   );
 }
 

@@ -49,7 +49,9 @@
  * accuracy): QEMU's aarch64 user-mode emulator for little- and big-endian guests (4.7 MB each)
  * and Debian's GNU gold linkers for arm and aarch64 (6 MB each), with the CPU seconds the server
  * and its workers spent (the machine is shared; wall time follows its load). Where Rizin is on
- * PATH, `rz-diff -t functions` is scored the same way beside each pair (bench/_rizin.ts).
+ * PATH, `rz-diff -t functions` is scored the same way beside each pair (bench/_rizin.ts), stopped
+ * and reported "not finished" once it has used 40 CPU-minutes on one pair
+ * (REMCP_BENCH_RZDIFF_CPU_MIN=N for another limit).
  *
  *   deno run -A bench/diff.ts            (work folder: $REMCP_BENCH_DIR or a temporary one)
  *   REMCP_BENCH_ONLY=lua deno run -A bench/diff.ts      (only the pairs whose name has "lua";
@@ -83,7 +85,7 @@ import { fileURLToPath } from "node:url";
 import { type Gathered, gatherFeatures } from "../src/diff/gather.ts";
 import { matchFunctions } from "../src/diff/match.ts";
 import { type Harness, startRemcp } from "../tests/_harness.ts";
-import { printRzDiffBeside, rizinForBench } from "./_rizin.ts";
+import { printRzDiffBeside, rizinForBench, RZ_DIFF_CPU_LIMIT_SECONDS } from "./_rizin.ts";
 import { scoreMatches } from "./_match_score.ts";
 import { writeDump } from "./_diff_dump.ts";
 
@@ -1382,6 +1384,8 @@ if (import.meta.main) {
   );
   const rz = rizinForBench();
   if ("reason" in rz) console.log(`rz-diff side by side skipped: ${rz.reason}`);
+  const rzMinutes = Number(Deno.env.get("REMCP_BENCH_RZDIFF_CPU_MIN") ?? "");
+  const rzLimit = rzMinutes > 0 ? rzMinutes * 60 : RZ_DIFF_CPU_LIMIT_SECONDS;
   const h = await startRemcp({ env: { REMCP_CHECK_OUTPUT: "0" } });
   try {
     const only = Deno.env.get("REMCP_BENCH_ONLY");
@@ -1417,7 +1421,16 @@ if (import.meta.main) {
         );
       }
       if (!("reason" in rz)) {
-        await printRzDiffBeside(rz, a, b, await symbols(a), await symbols(b), r, p.rename);
+        await printRzDiffBeside(
+          rz,
+          a,
+          b,
+          await symbols(a),
+          await symbols(b),
+          r,
+          p.rename,
+          rzLimit,
+        );
       }
     }
     for (const p of SPEED_PAIRS) {
