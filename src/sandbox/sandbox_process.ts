@@ -21,6 +21,8 @@ export class SandboxProcess {
   readonly exited: Promise<ChildExit>;
   #listener: RunListener | undefined;
   #alive = true;
+  /** Killed by us: its exit may not be seen yet, but it must never take another run. */
+  #killed = false;
   #broken: string | undefined;
   #outbox: string[] = [];
   #lanePath: string | undefined;
@@ -58,9 +60,14 @@ export class SandboxProcess {
     return this.#lanePath;
   }
 
-  /** Whether the process is still running. */
+  /**
+   * Whether the process is still running and may take a run: false from the moment it is killed,
+   * before its exit is seen. A run's answer can arrive after its kill was sent (a busy machine
+   * delays the answer past the pool's grace time); the process must not go back to the pool then,
+   * or the next run meets the SIGKILL.
+   */
   get alive(): boolean {
-    return this.#alive;
+    return this.#alive && !this.#killed;
   }
 
   /** Routes this process's run messages to `listener` (one run at a time), or stops routing. */
@@ -70,7 +77,7 @@ export class SandboxProcess {
 
   /** Sends one message; a process that is gone is noticed through `exited`, not here. */
   send(message: ParentMessage): void {
-    if (!this.#alive) return;
+    if (!this.alive) return;
     this.#outbox.push(encodeParentMessage(message));
     if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
   }
@@ -79,11 +86,12 @@ export class SandboxProcess {
   #flush(): void {
     const lines = this.#outbox.join("\n");
     this.#outbox = [];
-    if (this.#alive) this.#child.write(lines);
+    if (this.alive) this.#child.write(lines);
   }
 
   /** Kills the process (SIGKILL). */
   kill(): void {
+    this.#killed = true;
     this.#child.kill();
   }
 
@@ -99,7 +107,7 @@ export class SandboxProcess {
     if (typeof message === "string") {
       // A child that breaks the protocol cannot be trusted with another run.
       this.#broken ??= message.slice(0, 500);
-      this.#child.kill();
+      this.kill();
       return;
     }
     if (message.type === "ready") markReady();
