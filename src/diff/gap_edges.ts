@@ -13,8 +13,7 @@
  * gaps round, walking inwards paired SQLCipher's `cacheEntryClear`, gone in 3.40, with 3.40's new
  * `setDoNotMergeFlagOnCopy` at the next place).
  */
-import type { FunctionFeatures } from "./features.ts";
-import { inOrder, leansOn, neighboursAgree } from "./gaps.ts";
+import { codeKey, freeCodes, leansOn, neighboursAgree, orderedPairs } from "./gaps.ts";
 import type { MatchState } from "./match_state.ts";
 import { similarity } from "./similarity.ts";
 
@@ -46,8 +45,6 @@ export const GAP_EDGE_DEFAULTS: GapEdgeOptions = {
   margin: 0.05,
 };
 
-const codeKey = (f: FunctionFeatures) => `${f.bytes_hash}:${f.instructions}`;
-
 /** Whether `a[i]` and `b[j]` share a matched neighbour and none of theirs speaks against them. */
 function backed(s: MatchState, i: number, j: number): boolean {
   if (!neighboursAgree(s, i, j)) return false;
@@ -64,21 +61,9 @@ function backed(s: MatchState, i: number, j: number): boolean {
  * pairs, where they hold as edges. Returns how many pairs it made.
  */
 export function gapEdgeRound(s: MatchState, opts: GapEdgeOptions): number {
-  const orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
-  const orderB = [...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start);
-  const rankB = new Int32Array(s.b.length);
-  orderB.forEach((j, r) => rankB[j] = r);
-  const kept = inOrder(orderA.map((i) => s.partnerA[i] === -1 ? -1 : rankB[s.partnerA[i]!]!));
+  const { orderA, orderB, kept } = orderedPairs(s);
   // Twins anywhere leave an edge a guess between copies.
-  const count = (fs: readonly FunctionFeatures[], partner: Int32Array) => {
-    const n = new Map<string, number>();
-    fs.forEach((f, k) => {
-      if (partner[k] === -1) n.set(codeKey(f), (n.get(codeKey(f)) ?? 0) + 1);
-    });
-    return n;
-  };
-  const codesA = count(s.a, s.partnerA);
-  const codesB = count(s.b, s.partnerB);
+  const { codesA, codesB } = freeCodes(s);
   // A pair of this round bounds no gap: the edge behind it is no edge of the release's layout.
   const ours = new Set(s.matches.filter((m) => m.round === opts.round).map((m) => m.a));
   const pairs: [number, number][] = [];

@@ -53,7 +53,33 @@ export const GAP_DEFAULTS: GapOptions = {
   minLeaning: 0.4,
 };
 
-const codeKey = (f: FunctionFeatures) => `${f.bytes_hash}:${f.instructions}`;
+/** A function's code: its masked bytes and length. Equal codes are twins. */
+export const codeKey = (f: FunctionFeatures) => `${f.bytes_hash}:${f.instructions}`;
+
+/**
+ * Both sides' functions in address order, and the matched pairs that keep to it
+ * ({@link inOrder}): each as its positions in `orderA` and `orderB`, in order.
+ */
+export function orderedPairs(s: MatchState) {
+  const orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
+  const orderB = [...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start);
+  const rankB = new Int32Array(s.b.length);
+  orderB.forEach((j, r) => rankB[j] = r);
+  const kept = inOrder(orderA.map((i) => s.partnerA[i] === -1 ? -1 : rankB[s.partnerA[i]!]!));
+  return { orderA, orderB, kept };
+}
+
+/** How many unmatched functions of each side have each code ({@link codeKey}). */
+export function freeCodes(s: MatchState) {
+  const count = (fs: readonly FunctionFeatures[], partner: Int32Array) => {
+    const n = new Map<string, number>();
+    fs.forEach((f, k) => {
+      if (partner[k] === -1) n.set(codeKey(f), (n.get(codeKey(f)) ?? 0) + 1);
+    });
+    return n;
+  };
+  return { codesA: count(s.a, s.partnerA), codesB: count(s.b, s.partnerB) };
+}
 
 /**
  * Whether every matched caller and callee of `a[i]` has its partner among `b[j]`'s callers and
@@ -97,13 +123,9 @@ export function leansOn(s: MatchState, i: number, j: number): boolean {
  * where their matched neighbours agree ({@link neighboursAgree}). Returns how many pairs it made.
  */
 export function gapRound(s: MatchState, opts: GapOptions): number {
-  const orderA = [...s.a.keys()].sort((x, y) => s.a[x]!.start - s.a[y]!.start);
-  const orderB = [...s.b.keys()].sort((x, y) => s.b[x]!.start - s.b[y]!.start);
-  const rankB = new Int32Array(s.b.length);
-  orderB.forEach((j, r) => rankB[j] = r);
+  const { orderA, orderB, kept } = orderedPairs(s);
   // Gaps are read off before any pair is made: a pair made here must not bound another gap.
   const gaps: { fromA: number; fromB: number; length: number }[] = [];
-  const kept = inOrder(orderA.map((i) => s.partnerA[i] === -1 ? -1 : rankB[s.partnerA[i]!]!));
   for (let k = 1; k < kept.length; k++) {
     const [pa, pb] = kept[k - 1]!;
     const [ra, rb] = kept[k]!;
@@ -114,15 +136,7 @@ export function gapRound(s: MatchState, opts: GapOptions): number {
     }
   }
   // Unmatched functions of each code: twins of a pair outside its gap leave its place a guess.
-  const freeCode = (fs: readonly FunctionFeatures[], partner: Int32Array) => {
-    const n = new Map<string, number>();
-    fs.forEach((f, k) => {
-      if (partner[k] === -1) n.set(codeKey(f), (n.get(codeKey(f)) ?? 0) + 1);
-    });
-    return n;
-  };
-  const codesA = freeCode(s.a, s.partnerA);
-  const codesB = freeCode(s.b, s.partnerB);
+  const { codesA, codesB } = freeCodes(s);
   // A pair out of order inside a gap: its places do not correspond one to one.
   const usable = gaps.filter(({ fromA, fromB, length }) =>
     orderA.slice(fromA, fromA + length).every((i) => s.partnerA[i] === -1) &&
