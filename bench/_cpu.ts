@@ -30,3 +30,19 @@ export function processSleeps(pid: number): { main: number; all: number } {
   }
   return { main, all };
 }
+
+/** Linux's USER_HZ: /proc reports CPU times in these ticks. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time of a process so far, in ms, from /proc/PID/stat's utime + stime: unlike the per-thread
+ * schedstat of {@link processCpuMs} it keeps the time of threads that have ended (rz-diff matches on
+ * short-lived worker threads), at 10 ms resolution.
+ */
+export function processTicksCpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // The fields after "pid (comm) ", where comm may hold spaces and parentheses: state is the
+  // first, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 1000 / TICKS_PER_SECOND;
+}

@@ -1,3 +1,5 @@
+import { processTicksCpuMs } from "./_cpu.ts";
+
 /** What {@link runCpuLimited} saw of a child process. */
 export interface CpuLimitedRun {
   /** The child exited with status 0 before the limit. */
@@ -39,7 +41,7 @@ export async function runCpuLimited(
   output.finally(() => done = true);
   while (!done) {
     try {
-      cpuMs = Math.max(cpuMs, processCpuMs(child.pid));
+      cpuMs = Math.max(cpuMs, processTicksCpuMs(child.pid));
     } catch {
       // It exited between two readings.
     }
@@ -66,20 +68,4 @@ export async function runCpuLimited(
     cpuSeconds: cpuMs / 1000,
     wallSeconds: (performance.now() - t0) / 1000,
   };
-}
-
-/** Linux's USER_HZ: /proc reports CPU times in these ticks. */
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU time of a process so far, in ms, from /proc/PID/stat's utime + stime: unlike the per-thread
- * schedstat of bench/_cpu.ts it keeps the time of threads that have ended (rz-diff matches on
- * short-lived worker threads).
- */
-export function processCpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  // The fields after "pid (comm) ", where comm may hold spaces and parentheses: state is the
-  // first, utime the 12th, stime the 13th.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 1000 / TICKS_PER_SECOND;
 }
